@@ -1,0 +1,28 @@
+"""rscount: count the reasoning shortcuts of a neuro-symbolic task before training.
+
+>>> import rscount
+>>> rscount.count("xor3").count
+24
+"""
+from .api import choose_backend, count, count_problem, make_problem, resolve_task
+from .counters import COUNTERS, get_counter
+from .encoding import Encoding, encode
+from .errors import (BackendError, CountTimeout, DimacsError, EncodingError, KnowledgeError,
+                     RscountError, SupportError, TaskError)
+from .problem import MAP_CLASSES, Problem, Supervision, make_supervision
+from .result import ConceptMap, CountResult, JointMap
+from .spec import load_spec, task_from_spec, task_from_text
+from .support import Support
+from .task import Concept, Label, Task
+from .tasks import get_task, task_names
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "count", "count_problem", "make_problem", "choose_backend", "resolve_task",
+    "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
+    "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
+    "task_from_text", "Support", "Concept", "Label", "Task", "get_task", "task_names",
+    "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
+    "CountTimeout", "DimacsError",
+]

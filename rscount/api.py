@@ -1,0 +1,150 @@
+"""The library's front door: build a problem and count its optimal concept maps.
+
+>>> count("xor3").count
+24
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import support as supports
+from .counters import COUNTERS, Options, get_counter
+from .encoding import encode
+from .errors import BackendError, EncodingError
+from .problem import MAP_CLASSES, Problem, make_supervision
+from .result import CountResult, Tally
+from .support import Support
+from .task import Task
+from .tasks import get_task
+
+__all__ = ["count", "make_problem", "count_problem", "choose_backend", "resolve_task"]
+
+
+def resolve_task(task: str | Task, params: dict | None = None) -> Task:
+    """Return ``task`` itself, or the library task of that name built with ``params``."""
+    return task if isinstance(task, Task) else get_task(task, **(params or {}))
+
+
+def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
+                 subsample=None, seed: int = 0, support_file: str | Path | None = None,
+                 concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None) -> Problem:
+    """Assemble a :class:`Problem` from a task and the support and supervision options.
+
+    ``support`` is a Support, ``"exhaustive"``, explicit text ``"1,1;0,1"`` or a
+    list of vectors; ``None`` means the task's default support. ``subsample``
+    (a fraction or a count) then samples that support with ``seed``.
+    """
+    task = resolve_task(task, params)
+    if support_file is not None and support is not None:
+        raise EncodingError("give either an explicit support or a support file, not both")
+    if support_file is not None:
+        base = supports.from_file(task, support_file)
+    elif isinstance(support, Support):
+        base = support
+    elif support is None:
+        base = None if subsample is not None and task.default_support is None else supports.default(task)
+    elif isinstance(support, str) and support.strip() == "exhaustive":
+        base = None if subsample is not None else supports.exhaustive(task)
+    elif isinstance(support, str):
+        base = supports.explicit(task, support)
+    else:
+        base = supports._from_rows(task, list(support), "explicit")
+    if subsample is not None:
+        base = supports.subsample(task, subsample, seed, base)
+    supervision = make_supervision(task, base, concept_sup, supervise, seed)
+    return Problem(task, base, map_class, supervision)
+
+
+def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = False) -> str:
+    """Pick the backend: ApproxMC for approx, else the fastest exact one available."""
+    if approx:
+        if exact:
+            raise EncodingError("--exact and --approx exclude each other; pick one")
+        return "approxmc"
+    if problem.map_class == "joint":
+        return "closed-form"
+    for name in ("ganak", "sdd", "enumerate"):
+        if COUNTERS[name].unavailable() is None:
+            return name
+    raise BackendError("no exact backend is installed; pip install pyganak (or pysdd, python-sat)")
+
+
+def count_problem(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
+                  approx: bool = False, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1,
+                  timeout: float | None = None, memory_mb: int | None = None,
+                  progress: Optional[Callable[[str], None]] = None) -> CountResult:
+    """Count the optimal maps of ``problem`` with ``backend`` (chosen for you when None)."""
+    if backend is not None and approx and backend != "approxmc":
+        raise EncodingError(f"--approx uses approxmc; it cannot be combined with --backend {backend}")
+    if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
+        raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
+    name = backend or choose_backend(problem, exact, approx)
+    counter = get_counter(name)
+    reason = counter.unavailable()
+    if reason:
+        raise BackendError(f"backend {name}: {reason}")
+    if problem.map_class == "joint" and counter.needs_cnf:
+        raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), not {name}")
+    options = Options(timeout=timeout, memory_mb=memory_mb, epsilon=epsilon, delta=delta, seed=seed,
+                      progress=progress)
+    start = time.perf_counter()
+    encoding = None
+    if counter.needs_cnf:
+        encoding = encode(problem, _encoding_progress(progress, len(problem.support)))
+        if timeout is not None:
+            remaining = timeout - (time.perf_counter() - start)
+            options = Options(timeout=max(remaining, 0.001), memory_mb=memory_mb, epsilon=epsilon,
+                              delta=delta, seed=seed, progress=progress)
+    tally: Tally = counter.count(problem, encoding, options)
+    seconds = time.perf_counter() - start
+    if tally.count < 1:
+        raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
+                           f"please report this with the task and options")
+    return CountResult(
+        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
+        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
+        lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
+        encoding=encoding.size if encoding is not None else None, notes=tally.notes,
+        warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
+
+
+def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, backend: str | None = None,
+          map_class: str = "complete", support=None, subsample=None, seed: int = 0,
+          support_file=None, concept_sup=None, supervise: Sequence[str] = (),
+          epsilon: float = 0.8, delta: float = 0.2, timeout: float | None = None,
+          memory_mb: int | None = None, params: dict | None = None,
+          progress: Optional[Callable[[str], None]] = None) -> CountResult:
+    """Return the number of optimal concept maps of ``task`` as a :class:`CountResult`.
+
+    >>> r = count("and3")
+    >>> r.count, r.rs_count, r.exact
+    (6, 5, True)
+    """
+    problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
+                           support_file=support_file, concept_sup=concept_sup, supervise=supervise,
+                           params=params)
+    return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                         timeout=timeout, memory_mb=memory_mb, progress=progress)
+
+
+def _enumerator(problem: Problem, encoding):
+    def maps(limit):
+        if problem.map_class == "joint":
+            return COUNTERS["closed-form"].enumerate(problem, None, limit)
+        enc = encoding if encoding is not None else encode(problem)
+        return COUNTERS["enumerate"].enumerate(problem, enc, limit)
+    return maps
+
+
+def _encoding_progress(progress, n: int):
+    if progress is None or n < 2000:
+        return None
+    step = max(1, n // 10)
+
+    def report(done: int, total: int) -> None:
+        if done % step == 0:
+            progress(f"encoding: {done}/{total} support vectors")
+    return report

@@ -1,0 +1,143 @@
+"""Compile knowledge to a circuit over one-hot concept value bits.
+
+Each expression node becomes a *value table*: a dict from every value the
+node can take to a literal that is true exactly when it takes that value
+(given one-hot inputs). Tables are built by propagating value sets up the
+tree (``a + b`` pairs the values of ``a`` and ``b``), never by enumerating
+the concept space. The same pass type-checks the knowledge.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .circuit import FALSE, TRUE, Circuit, Lit
+from .errors import KnowledgeError
+from .logic import ARITHMETIC, COMPARISON, Const, Expr, Op, Var
+from .semantics import SCALAR
+
+__all__ = ["ValueTable", "compile_expr", "MAX_VALUES"]
+
+ValueTable = dict  # value -> Lit
+MAX_VALUES = 100_000
+
+
+def compile_expr(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> ValueTable:
+    """Return the value table of ``expr``; ``inputs`` maps concept names to tables."""
+    return _Compiler(circuit, inputs, text or _show(expr)).table(expr)
+
+
+class _Compiler:
+    def __init__(self, circuit: Circuit, inputs: dict, text: str):
+        self.c, self.inputs, self.text, self.memo = circuit, inputs, text, {}
+
+    def fail(self, what: str) -> KnowledgeError:
+        return KnowledgeError(f"{what} in knowledge {self.text!r}")
+
+    def table(self, node: Expr) -> ValueTable:
+        found = self.memo.get(id(node))
+        if found is not None:
+            return found[1]
+        if isinstance(node, Const):
+            out = {node.value: TRUE}
+        elif isinstance(node, Var):
+            out = self.inputs[node.name]
+        else:
+            out = self.op(node)
+        if len(out) > MAX_VALUES:
+            raise self.fail(f"{_show(node)[:60]} takes more than {MAX_VALUES} values")
+        self.memo[id(node)] = (node, out)
+        return out
+
+    def truth(self, node: Expr) -> Lit:
+        tab = self.table(node)
+        bad = [v for v in tab if v not in (0, 1)]
+        if bad:
+            raise self.fail(f"{_show(node)[:60]} is used as a truth value but can be {bad[0]!r}")
+        return tab.get(1, FALSE)
+
+    def ints(self, node: Expr) -> ValueTable:
+        tab = self.table(node)
+        if any(isinstance(v, str) for v in tab):
+            raise self.fail(f"{_show(node)[:60]} is a named value, not a number")
+        return tab
+
+    def op(self, node: Op) -> ValueTable:
+        op, args, c = node.op, node.args, self.c
+        if op in ("and", "or"):
+            lits = [self.truth(a) for a in args]
+            return _boolean(c.AND(lits) if op == "and" else c.OR(lits))
+        if op == "not":
+            return _boolean(-self.truth(args[0]))
+        if op == "xor":
+            acc = FALSE
+            for a in args:
+                acc = c.XOR(acc, self.truth(a))
+            return _boolean(acc)
+        if op == "implies":
+            return _boolean(c.OR((-self.truth(args[0]), self.truth(args[1]))))
+        if op == "equiv":
+            lits = [self.truth(a) for a in args]
+            return _boolean(c.OR((c.AND(lits), c.AND(-x for x in lits))))
+        if op == "ite":
+            cond = self.truth(args[0])
+            a, b = self.table(args[1]), self.table(args[2])
+            self.same_kind(a, b, node)
+            return _collect(c, {v: [c.AND((cond, a.get(v, FALSE))), c.AND((-cond, b.get(v, FALSE)))]
+                                for v in set(a) | set(b)})
+        if op in ("eq", "ne"):
+            a, b = self.table(args[0]), self.table(args[1])
+            self.same_kind(a, b, node)
+            return self.combine(op, a, b)
+        if op in COMPARISON or op in ARITHMETIC:
+            tabs = [self.ints(a) for a in args]
+            if op in ("neg", "abs"):
+                return _collect(c, _group((SCALAR[op](v), [lit]) for v, lit in tabs[0].items()))
+            if op in ("mod", "floordiv") and 0 in tabs[1]:
+                raise self.fail(f"division by zero is possible in {_show(node)[:60]}")
+            out = tabs[0]
+            for tab in tabs[1:]:
+                out = self.combine(op, out, tab)
+            return out
+        raise self.fail(f"unknown operator {op!r}")
+
+    def same_kind(self, a: ValueTable, b: ValueTable, node: Op) -> None:
+        if any(isinstance(v, str) for v in a) != any(isinstance(v, str) for v in b):
+            raise self.fail(f"{_show(node)[:60]} compares a named value with a number")
+
+    def combine(self, op: str, a: ValueTable, b: ValueTable) -> ValueTable:
+        fn, c = SCALAR[op], self.c
+        pairs = ((fn(x, y), [c.AND((lx, ly))]) for x, lx in a.items() for y, ly in b.items())
+        return _collect(c, _group(pairs))
+
+
+def _group(pairs) -> dict:
+    buckets = defaultdict(list)
+    for value, lits in pairs:
+        buckets[value].extend(lits)
+    return buckets
+
+
+def _collect(c: Circuit, buckets: dict) -> ValueTable:
+    """Turn value -> [literals] into a value table; one value means always true."""
+    buckets = {v: ls for v, ls in buckets.items() if any(lit != FALSE for lit in ls)}
+    if len(buckets) == 1:
+        return {next(iter(buckets)): TRUE}
+    if set(buckets) == {0, 1}:
+        return _boolean(c.OR(buckets[1]))
+    return {v: c.OR(ls) for v, ls in buckets.items()}
+
+
+def _boolean(lit: Lit) -> ValueTable:
+    if lit == TRUE:
+        return {1: TRUE}
+    if lit == FALSE:
+        return {0: TRUE}
+    return {1: lit, 0: -lit}
+
+
+def _show(expr: Expr) -> str:
+    if isinstance(expr, Const):
+        return repr(expr.value) if isinstance(expr.value, str) else str(expr.value)
+    if isinstance(expr, Var):
+        return expr.name
+    return f"{expr.op}({', '.join(_show(a) for a in expr.args)})"

@@ -1,0 +1,29 @@
+"""Counting backends, chosen by name from one registry.
+
+>>> sorted(COUNTERS)
+['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'sdd']
+"""
+from __future__ import annotations
+
+from ..errors import BackendError
+from . import approxmc, bruteforce, closedform, enumerate as enumerate_, ganak, sdd
+from .base import Counter, Options
+
+__all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
+
+COUNTERS: dict = {
+    "ganak": ganak.BACKEND,
+    "sdd": sdd.BACKEND,
+    "approxmc": approxmc.BACKEND,
+    "enumerate": enumerate_.BACKEND,
+    "closed-form": closedform.BACKEND,
+    "bruteforce": bruteforce.BACKEND,
+}
+
+
+def get_counter(name: str) -> Counter:
+    """Return the backend called ``name``; raise BackendError listing the valid names."""
+    try:
+        return COUNTERS[name]
+    except KeyError:
+        raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(COUNTERS)}") from None

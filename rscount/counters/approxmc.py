@@ -1,0 +1,72 @@
+"""Approximate projected counting with ApproxMC (pyapproxmc, pinned to a verified version).
+
+pyapproxmc 4.3.x and 4.4.0 return wrong counts (x1 xor x2 gives 1, variables
+in no clause are dropped); 4.1.24 is right on our regression cases.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ..errors import BackendError
+from ..result import Tally
+from .base import Options, run_isolated
+
+VERIFIED = ("4.1.24",)
+
+
+def _version() -> str | None:
+    try:
+        from importlib.metadata import version
+        return version("pyapproxmc")
+    except Exception:
+        return None
+
+
+class ApproxMC:
+    name = "approxmc"
+    exact = False
+    needs_cnf = True
+
+    def unavailable(self) -> str | None:
+        v = _version()
+        if v is None:
+            return "pyapproxmc is not installed (pip install pyapproxmc==4.1.24)"
+        if v not in VERIFIED:
+            return (f"pyapproxmc {v} is installed but gives wrong counts on known cases; "
+                    f"install a verified version: pip install pyapproxmc=={VERIFIED[0]}")
+        return None
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        reason = self.unavailable()
+        if reason:
+            raise BackendError(reason)
+        eps, delta = options.epsilon, options.delta
+        if not (eps > 0 and 0 < delta < 1):
+            raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {eps} and {delta}")
+
+        def work():
+            import pyapproxmc
+            counter = pyapproxmc.Counter(seed=options.seed, epsilon=eps, delta=delta)
+            used = set()
+            for clause in encoding.clauses:
+                counter.add_clause(list(clause))
+                used.update(abs(x) for x in clause)
+            for v in encoding.alpha:  # ApproxMC rejects projection variables in no clause
+                if v not in used:
+                    counter.add_clause([v, -v])
+            cells, hashes = counter.count(list(encoding.alpha))
+            return int(cells) * (1 << int(hashes))
+
+        est = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        factor = 1 + Fraction(eps)
+        lower = math.ceil(Fraction(est) / factor)
+        upper = math.floor(est * factor)
+        note = f"ApproxMC estimate: within [count/(1+{eps}), count*(1+{eps})] with probability >= {1 - delta:g}"
+        return Tally(est, exact=False, lower=max(lower, 1), upper=upper, epsilon=eps, delta=delta, notes=(note,))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = ApproxMC()

@@ -1,0 +1,155 @@
+"""Brute force: try every map of the class, straight from the definitions.
+
+Independent of the CNF encoding on purpose: this is the oracle the other
+backends are tested against. Only for tiny tasks.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..errors import BackendError
+from ..result import ConceptMap, Tally
+from ..support import exhaustive
+from .base import Deadline, Options
+
+LIMIT = 3_000_000
+
+
+def candidates(problem):
+    """Yield every map of the problem's class as ``assign[j][u] = (i, v)``."""
+    task, cls = problem.task, problem.map_class
+    k, sizes = task.k, task.sizes
+    if cls == "free":
+        bits = [(i, v) for i in range(k) for v in range(sizes[i])]
+        for choice in itertools.product(bits, repeat=sum(sizes)):
+            it = iter(choice)
+            yield tuple(tuple(next(it) for _ in range(sizes[j])) for j in range(k))
+        return
+    if cls in ("complete", "permutation"):
+        targets = itertools.permutations(range(k)) if cls == "permutation" else itertools.product(range(k), repeat=k)
+        for target in targets:
+            per_concept = [[tuple((target[j], v) for v in f)
+                            for f in itertools.product(range(sizes[target[j]]), repeat=sizes[j])]
+                           for j in range(k)]
+            yield from itertools.product(*per_concept)
+        return
+    if cls == "disentangled":
+        yield from itertools.product(*[[tuple((j, v) for v in f) for f in itertools.product(range(s), repeat=s)]
+                                       for j, s in enumerate(sizes)])
+        return
+    if cls == "shared":
+        reps = sorted({problem.representative(j) for j in range(k)})
+        for fs in itertools.product(*[list(itertools.product(range(sizes[r]), repeat=sizes[r])) for r in reps]):
+            f_of = dict(zip(reps, fs))
+            yield tuple(tuple((j, v) for v in f_of[problem.representative(j)]) for j in range(k))
+        return
+    raise BackendError(f"bruteforce does not handle class {cls!r}")
+
+
+def number_of_candidates(problem) -> int:
+    task, cls = problem.task, problem.map_class
+    k, sizes = task.k, task.sizes
+    if cls == "free":
+        return sum(sizes) ** sum(sizes)
+    if cls == "complete":
+        return sum(math.prod(sizes[t[j]] ** sizes[j] for j in range(k))
+                   for t in itertools.product(range(k), repeat=k)) if k <= 6 else 10 ** 18
+    if cls == "permutation":
+        return sum(math.prod(sizes[t[j]] ** sizes[j] for j in range(k))
+                   for t in itertools.permutations(range(k))) if k <= 7 else 10 ** 18
+    if cls == "disentangled":
+        return math.prod(s ** s for s in sizes)
+    if cls == "shared":
+        return math.prod(sizes[r] ** sizes[r] for r in {problem.representative(j) for j in range(k)})
+    if cls == "joint":
+        n = task.space_size
+        return n ** n
+    raise BackendError(f"bruteforce does not handle class {cls!r}")
+
+
+def label_table(task) -> dict:
+    """beta_K of every concept vector, as a dict index vector -> label codes."""
+    grid = exhaustive(task).vectors
+    labels = task.evaluate(grid)
+    return {tuple(map(int, g)): tuple(map(int, y)) for g, y in zip(grid, labels)}
+
+
+def _rows(problem):
+    labels = [tuple(map(int, y)) for y in problem.labels]
+    return [(g, labels[r], problem.supervised(r, g)) for r, g in enumerate(problem.support.rows())]
+
+
+def optimal(assign, rows, table, k) -> bool:
+    """Whether the value map keeps every training label (and supervised concept) right."""
+    for g, y, sup in rows:
+        out = [None] * k
+        for j, u in enumerate(g):
+            i, v = assign[j][u]
+            if out[i] is not None and out[i] != v:
+                return False
+            out[i] = v
+        if None in out:
+            return False
+        if table[tuple(out)] != y or any(out[i] != g[i] for i in sup):
+            return False
+    return True
+
+
+def _joint(problem, deadline):
+    task = problem.task
+    table = label_table(task)
+    space = list(table)
+    rows = _rows(problem)
+    for images in itertools.product(range(len(space)), repeat=len(space)):
+        deadline.check()
+        alpha = {space[a]: space[b] for a, b in enumerate(images)}
+        if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
+            yield alpha
+
+
+class BruteForce:
+    name = "bruteforce"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def _check_size(self, problem) -> None:
+        n = number_of_candidates(problem)
+        if n > LIMIT:
+            raise BackendError(f"bruteforce would try {n} maps (limit {LIMIT}); use --exact or another --backend")
+
+    def _maps(self, problem, deadline):
+        self._check_size(problem)
+        if problem.map_class == "joint":
+            yield from _joint(problem, deadline)
+            return
+        table, rows, k = label_table(problem.task), _rows(problem), problem.task.k
+        for n, assign in enumerate(candidates(problem)):
+            if n % 4096 == 0:
+                deadline.check()
+            if optimal(assign, rows, table, k):
+                yield assign
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        deadline = Deadline(options.timeout, self.name)
+        return Tally(sum(1 for _ in self._maps(problem, deadline)))
+
+    def enumerate(self, problem, encoding, limit):
+        task = problem.task
+        names, doms = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+        for n, m in enumerate(self._maps(problem, Deadline(None, self.name))):
+            if limit is not None and n >= limit:
+                return
+            if problem.map_class == "joint":
+                from ..result import JointMap
+                yield JointMap(tuple(sorted(m.items())), task.format_vector)
+            else:
+                yield ConceptMap(m, names, doms)
+
+
+BACKEND = BruteForce()

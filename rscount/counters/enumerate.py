@@ -1,0 +1,57 @@
+"""SAT enumeration with python-sat: block each model on the alpha variables."""
+from __future__ import annotations
+
+from ..errors import BackendError
+from ..result import Tally
+from .base import Deadline, Options
+
+SOLVER = "cadical153"
+
+
+def models(encoding, limit=None, deadline=None):
+    """Yield the sets of true alpha variables of the optimal maps."""
+    from pysat.solvers import Solver
+
+    alpha = encoding.alpha
+    with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
+        found = 0
+        while limit is None or found < limit:
+            if deadline is not None:
+                deadline.check()
+            if not solver.solve():
+                return
+            model = solver.get_model()
+            true = frozenset(v for v in alpha if v <= len(model) and model[v - 1] > 0)
+            yield true
+            found += 1
+            solver.add_clause([-v if v in true else v for v in alpha])
+
+
+class Enumerate:
+    name = "enumerate"
+    exact = True
+    needs_cnf = True
+
+    def unavailable(self) -> str | None:
+        try:
+            import pysat.solvers  # noqa: F401
+        except ImportError:
+            return "python-sat is not installed (pip install python-sat)"
+        return None
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if self.unavailable():
+            raise BackendError(self.unavailable())
+        deadline = Deadline(options.timeout, self.name)
+        n = 0
+        for n, _ in enumerate(models(encoding, deadline=deadline), start=1):
+            if options.progress is not None and n % 10000 == 0:
+                options.progress(f"enumerate: {n} maps so far")
+        return Tally(n)
+
+    def enumerate(self, problem, encoding, limit):
+        for true in models(encoding, limit):
+            yield encoding.decode(true)
+
+
+BACKEND = Enumerate()

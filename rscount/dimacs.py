@@ -1,0 +1,135 @@
+"""Read and write DIMACS CNF, with ``c p show`` projection lines and variable names."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from .errors import DimacsError, TaskError
+
+__all__ = ["Cnf", "read_dimacs", "parse_dimacs", "format_dimacs", "write_atomic", "task_from_cnf"]
+
+
+@dataclass(frozen=True)
+class Cnf:
+    """A parsed DIMACS file: clauses, declared variables, projection and names."""
+
+    nvars: int
+    clauses: tuple = field(repr=False)
+    show: tuple | None = None
+    names: dict = field(default_factory=dict, repr=False)
+
+
+def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
+    """Parse DIMACS text; raise :class:`DimacsError` naming the line on any defect."""
+    nvars = nclauses = None
+    clauses, current, show, names = [], [], None, {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line == "%":
+            continue
+        if line.startswith("c"):
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "p" and parts[2] == "show":
+                show = tuple(_ints(parts[3:], source, lineno, allow_zero=True))
+                show = tuple(v for v in show if v != 0)
+            elif len(parts) >= 4 and parts[1] == "var" and parts[2].isdigit():
+                names[int(parts[2])] = " ".join(parts[3:])
+            continue
+        if line.startswith("p"):
+            parts = line.split()
+            if nvars is not None:
+                raise DimacsError(f"{source}:{lineno}: second 'p cnf' header")
+            if len(parts) != 4 or parts[1] != "cnf":
+                raise DimacsError(f"{source}:{lineno}: header must be 'p cnf VARS CLAUSES', got {line!r}")
+            nvars, nclauses = _ints(parts[2:], source, lineno)
+            if nvars < 0 or nclauses < 0:
+                raise DimacsError(f"{source}:{lineno}: negative count in header {line!r}")
+            continue
+        if nvars is None:
+            raise DimacsError(f"{source}:{lineno}: clause before the 'p cnf' header")
+        for lit in _ints(line.split(), source, lineno, allow_zero=True):
+            if lit == 0:
+                clauses.append(tuple(current))
+                current = []
+            elif abs(lit) > nvars:
+                raise DimacsError(f"{source}:{lineno}: literal {lit} exceeds the {nvars} declared variables")
+            else:
+                current.append(lit)
+    if nvars is None:
+        raise DimacsError(f"{source}: no 'p cnf VARS CLAUSES' header; is this a DIMACS CNF file?")
+    if current:
+        clauses.append(tuple(current))
+    if len(clauses) != nclauses:
+        raise DimacsError(f"{source}: header declares {nclauses} clauses but the file has {len(clauses)}")
+    if show is not None and any(abs(v) > nvars or v <= 0 for v in show):
+        raise DimacsError(f"{source}: 'c p show' names a variable outside 1..{nvars}")
+    return Cnf(nvars, tuple(clauses), show, names)
+
+
+def _ints(tokens, source, lineno, allow_zero=False) -> list:
+    try:
+        values = [int(t) for t in tokens]
+    except ValueError:
+        bad = next(t for t in tokens if not t.lstrip("-").isdigit())
+        raise DimacsError(f"{source}:{lineno}: {bad!r} is not an integer") from None
+    return values
+
+
+def read_dimacs(path: str | Path) -> Cnf:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DimacsError(f"cannot read DIMACS file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_dimacs(text, str(path))
+
+
+def format_dimacs(nvars: int, clauses: Iterable, show: Iterable[int] | None = None,
+                  names: dict | None = None, header: Iterable[str] = ()) -> str:
+    """Return DIMACS text with comment lines, a ``c p show`` line and ``c var`` names."""
+    clauses = list(clauses)
+    lines = [f"c {h}" for h in header]
+    for var, name in sorted((names or {}).items()):
+        lines.append(f"c var {var} {name}")
+    if show is not None:
+        lines.append("c p show " + " ".join(map(str, show)) + " 0")
+    lines.append(f"p cnf {nvars} {len(clauses)}")
+    lines += [" ".join(map(str, c)) + " 0" for c in clauses]
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a failure leaves no partial file."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise TaskError(f"cannot write {str(path)!r}: folder {str(directory)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def task_from_cnf(cnf: Cnf, name: str = "cnf"):
+    """rsbench's ``cnf`` task: the variables are boolean concepts, the label is 'the formula holds'."""
+    from .logic import Const, Op, Var
+    from .task import Concept, Label, Task
+
+    if cnf.nvars == 0:
+        raise DimacsError(f"{name}: the CNF declares no variables; there are no concepts to count over")
+    concepts = tuple(Concept(f"x{i}", (0, 1)) for i in range(1, cnf.nvars + 1))
+    clauses = []
+    for clause in cnf.clauses:
+        lits = tuple(Var(f"x{lit}") if lit > 0 else Op("not", (Var(f"x{-lit}"),)) for lit in clause)
+        clauses.append(Op("or", lits) if lits else Const(0))
+    expr = Op("and", tuple(clauses))
+    return Task(name=name, concepts=concepts, labels=(Label("y", expr, "the CNF holds"),),
+                description=f"DIMACS CNF over {cnf.nvars} variables, {len(cnf.clauses)} clauses")

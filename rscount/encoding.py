@@ -1,0 +1,127 @@
+"""Encode the optimal concept maps of a problem as CNF with a projection set.
+
+Follows rsbench Appendix A.3: alpha variables ``A[(i,v),(j,u)]`` send value
+u of ground-truth concept j to value v of predicted concept i, one per
+ground-truth value (Eq. 11); ``O[i,j]`` says predicted i reads gt j (Eq. 10)
+and carries the completeness (Eq. 14) and permutation (Eq. 15) constraints.
+For each support vector g the predicted value bits are ``OR_j A[(i,v),(j,g_j)]``
+(Eq. 12), each predicted concept must come out one-hot, and the knowledge
+circuit must give beta_K(g) on them (Eq. 13). Alpha variables are ids
+1..len(alpha); every other variable is a gate fully determined by them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .circuit import FALSE, Circuit, VarPool
+from .errors import EncodingError
+from .problem import Problem
+from .result import ConceptMap
+
+__all__ = ["Encoding", "encode", "CNF_CLASSES"]
+
+CNF_CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
+
+
+@dataclass(frozen=True, eq=False)
+class Encoding:
+    """CNF whose models, projected on ``alpha``, are the optimal maps."""
+
+    nvars: int
+    clauses: list = field(repr=False)
+    alpha: tuple = field(repr=False)  # projection variables, 1..m
+    alpha_keys: dict = field(repr=False)  # var -> (i, v, j, u)
+    pool: VarPool = field(repr=False)
+    problem: Problem = field(repr=False)
+
+    @property
+    def size(self) -> dict:
+        return {"vars": self.nvars, "clauses": len(self.clauses), "alpha_vars": len(self.alpha)}
+
+    def decode(self, true_alpha) -> ConceptMap:
+        """Turn the set of true alpha variables of a model into a :class:`ConceptMap`."""
+        task, prob = self.problem.task, self.problem
+        by_rep: dict = {}
+        for var in true_alpha:
+            i, v, j, u = self.alpha_keys[var]
+            by_rep[(j, u)] = (i, v)
+        assign = []
+        for j, c in enumerate(task.concepts):
+            r = prob.representative(j)
+            row = []
+            for u in range(len(c.domain)):
+                i, v = by_rep[(r, u)]
+                row.append((j if r != j else i, v))
+            assign.append(tuple(row))
+        return ConceptMap(tuple(assign), tuple(c.name for c in task.concepts),
+                          tuple(c.domain for c in task.concepts))
+
+    def variable_names(self) -> dict:
+        """Readable names of the alpha variables, for DIMACS comments."""
+        names = self.problem.task.concepts
+        out = {}
+        for var, (i, v, j, u) in self.alpha_keys.items():
+            out[var] = f"{names[j].name}={names[j].domain[u]} -> {names[i].name}={names[i].domain[v]}"
+        return out
+
+
+def encode(problem: Problem, progress: Callable[[int, int], None] | None = None) -> Encoding:
+    """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`)."""
+    cls = problem.map_class
+    if cls not in CNF_CLASSES:
+        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use --backend closed-form")
+    task = problem.task
+    k, sizes = task.k, task.sizes
+    local = cls in ("disentangled", "shared")
+    rep = problem.representative
+    allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
+    circuit = Circuit()
+    alpha_keys: dict = {}
+
+    def A(i: int, v: int, j: int, u: int) -> int:
+        if local:
+            i = j = rep(i)
+        if v >= sizes[i]:
+            return FALSE
+        key = ("A", i, v, j, u)
+        var = circuit.pool.get(key)
+        if var is None:
+            var = circuit.var(key)
+            alpha_keys[var] = (i, v, j, u)
+        return var
+
+    columns = [(j, u) for j in range(k) if not local or rep(j) == j for u in range(sizes[j])]
+    rows_of = {(j, u): [A(i, v, j, u) for i in (range(k) if not local else (j,)) for v in range(sizes[i])]
+               for j, u in columns}  # creates the alpha variables first: ids 1..m
+    alpha = tuple(sorted(alpha_keys))
+    for lits in rows_of.values():  # Eq. 11: each gt value goes to exactly one predicted value
+        circuit.exactly_one(lits)
+    if cls in ("complete", "permutation"):
+        O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(sizes[j]))
+             for i in range(k) for j in range(k)}  # Eq. 10
+        for j in range(k):  # Eq. 14
+            circuit.exactly_one([O[i, j] for i in range(k)])
+        if cls == "permutation":  # Eq. 15
+            for i in range(k):
+                circuit.exactly_one([O[i, j] for j in range(k)])
+
+    knowledge = task.compiled
+    labels = problem.labels
+    n = len(problem.support)
+    for row, g in enumerate(problem.support.rows()):
+        chat = {}
+        for i in range(k):
+            bits = [circuit.OR(A(i, v, j, g[j]) for j in allowed[i]) for v in range(sizes[i])]
+            circuit.exactly_one(bits)  # predicted concept i comes out one-hot
+            chat.update({(i, v): b for v, b in enumerate(bits)})
+        for i in problem.supervised(row, g):
+            circuit.assert_(chat[(i, g[i])])
+        targets = [tab.get(task.decode(code), FALSE) for tab, code in zip(knowledge.tables, labels[row])]
+        mapping = knowledge.circuit.copy_into(
+            circuit, {var: chat[key] for key, var in knowledge.inputs.items()}, targets)
+        for lit in targets:  # Eq. 13: the predicted concepts give the training label
+            circuit.assert_(Circuit.lookup(mapping, lit))
+        if progress is not None:
+            progress(row + 1, n)
+    return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem)

@@ -1,0 +1,55 @@
+"""Typed errors: one root, one subclass per stage of the pipeline.
+
+Messages name the offending value and say what to do next; the CLI prints
+them as one line and exits with :attr:`RscountError.exit_status`.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "RscountError",
+    "KnowledgeError",
+    "TaskError",
+    "SupportError",
+    "EncodingError",
+    "BackendError",
+    "CountTimeout",
+    "DimacsError",
+]
+
+
+class RscountError(Exception):
+    """Root of every error rscount raises on purpose."""
+
+    exit_status = 2
+
+
+class KnowledgeError(RscountError):
+    """Knowledge text or spec is malformed, ill-typed or contradictory."""
+
+
+class TaskError(RscountError):
+    """A task name, parameter or spec is unknown or inconsistent."""
+
+
+class SupportError(RscountError):
+    """A support is empty, malformed or leaves the concept domains."""
+
+
+class EncodingError(RscountError):
+    """A map class, supervision or option combination cannot be encoded."""
+
+
+class DimacsError(RscountError):
+    """A DIMACS file is malformed."""
+
+
+class BackendError(RscountError):
+    """A counter is missing, failed, or ran out of memory."""
+
+    exit_status = 3
+
+
+class CountTimeout(BackendError):
+    """A counter did not finish within the time limit."""
+
+    exit_status = 3

@@ -1,0 +1,220 @@
+"""Knowledge language: a safe parser from text to a small expression tree.
+
+The language is sympy-like: ``And Or Not Xor Implies Equivalent ITE Eq Ne``
+(and ``Lt Le Gt Ge Sum Min Max Abs``), the operators ``& | ~ ^ >>``, integer
+arithmetic ``+ - * // %``, comparisons, integer and boolean constants and
+named values (``color1 == red``). Text is parsed with :mod:`ast` and every
+node is checked against a whitelist; nothing is ever evaluated as code.
+
+>>> parse("a ^ b", names={"a", "b"})
+Op(op='xor', args=(Var(name='a'), Var(name='b')))
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Union
+
+from .errors import KnowledgeError
+
+__all__ = ["Const", "Var", "Op", "Expr", "parse", "free_names", "variables", "LOGICAL", "ARITHMETIC", "COMPARISON"]
+
+MAX_TEXT = 100_000
+
+
+@dataclass(frozen=True)
+class Const:
+    """An integer (booleans are 0/1) or a named value such as ``'red'``."""
+
+    value: Union[int, str]
+
+
+@dataclass(frozen=True)
+class Var:
+    """A concept, by name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """An operator applied to sub-expressions."""
+
+    op: str
+    args: tuple
+
+
+Expr = Union[Const, Var, Op]
+
+LOGICAL = {"and", "or", "not", "xor", "implies", "equiv"}
+ARITHMETIC = {"add", "sub", "mul", "neg", "mod", "floordiv", "min", "max", "abs"}
+COMPARISON = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+# Function names accepted in calls, with (op, min args, max args).
+_CALLS = {
+    "And": ("and", 0, None), "Or": ("or", 0, None), "Not": ("not", 1, 1),
+    "Xor": ("xor", 0, None), "Implies": ("implies", 2, 2),
+    "Equivalent": ("equiv", 1, None), "ITE": ("ite", 3, 3),
+    "Eq": ("eq", 2, 2), "Ne": ("ne", 2, 2), "Lt": ("lt", 2, 2),
+    "Le": ("le", 2, 2), "Gt": ("gt", 2, 2), "Ge": ("ge", 2, 2),
+    "Sum": ("add", 1, None), "Min": ("min", 1, None), "Max": ("max", 1, None),
+    "Abs": ("abs", 1, 1),
+}
+_BINOPS = {
+    ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.RShift: "implies",
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Mod: "mod",
+    ast.FloorDiv: "floordiv",
+}
+_CMPOPS = {
+    ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le",
+    ast.Gt: "gt", ast.GtE: "ge",
+}
+_BOOL_NAMES = {"True": 1, "False": 0, "true": 1, "false": 0}
+
+
+def parse(
+    text: str,
+    names: Iterable[str],
+    values: Iterable[str] = (),
+    definitions: Mapping[str, Expr] | None = None,
+) -> Expr:
+    """Parse knowledge ``text`` into an expression tree.
+
+    ``names`` are the concepts, ``values`` the named domain values that may
+    appear as constants, ``definitions`` named sub-expressions substituted
+    where their name appears. Raise :class:`KnowledgeError` on anything else.
+    """
+    if not isinstance(text, str):
+        raise KnowledgeError(f"knowledge must be text, got {type(text).__name__} {text!r}")
+    if len(text) > MAX_TEXT:
+        raise KnowledgeError(f"knowledge text is {len(text)} characters; the limit is {MAX_TEXT}")
+    source = " ".join(text.split())
+    if not source:
+        raise KnowledgeError("knowledge text is empty; write an expression such as 'a ^ b'")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        col = (exc.offset or 0)
+        raise KnowledgeError(f"syntax error in knowledge {source!r} at column {col}: {exc.msg}") from None
+    return _Builder(source, set(names), set(values), dict(definitions or {})).build(tree.body)
+
+
+class _Builder:
+    def __init__(self, source: str, names: set, values: set, definitions: dict):
+        self.source, self.names, self.values, self.definitions = source, names, values, definitions
+
+    def fail(self, node: ast.AST, what: str) -> KnowledgeError:
+        col = getattr(node, "col_offset", 0) + 1
+        return KnowledgeError(f"{what} in knowledge {self.source!r} at column {col}")
+
+    def build(self, node: ast.AST) -> Expr:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"unsupported syntax {type(node).__name__!r}")
+        return method(node)
+
+    def _Name(self, node: ast.Name) -> Expr:
+        name = node.id
+        if name in self.names:
+            return Var(name)
+        if name in self.definitions:
+            return self.definitions[name]
+        if name in self.values:
+            return Const(name)
+        if name in _BOOL_NAMES:
+            return Const(_BOOL_NAMES[name])
+        known = ", ".join(sorted(self.names)[:20]) or "none"
+        raise self.fail(node, f"unknown symbol {name!r} (concepts: {known})")
+
+    def _Constant(self, node: ast.Constant) -> Expr:
+        value = node.value
+        if isinstance(value, bool):
+            return Const(int(value))
+        if isinstance(value, int):
+            return Const(value)
+        if isinstance(value, str) and value in self.values:
+            return Const(value)
+        if isinstance(value, str):
+            raise self.fail(node, f"unknown named value {value!r}")
+        raise self.fail(node, f"unsupported constant {value!r}")
+
+    def _BoolOp(self, node: ast.BoolOp) -> Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return Op(op, tuple(self.build(v) for v in node.values))
+
+    def _BinOp(self, node: ast.BinOp) -> Expr:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.fail(node, f"unsupported operator {type(node.op).__name__!r}")
+        return Op(op, (self.build(node.left), self.build(node.right)))
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Expr:
+        arg = self.build(node.operand)
+        if isinstance(node.op, (ast.Invert, ast.Not)):
+            return Op("not", (arg,))
+        if isinstance(node.op, ast.USub):
+            if isinstance(arg, Const) and isinstance(arg.value, int):
+                return Const(-arg.value)
+            return Op("neg", (arg,))
+        if isinstance(node.op, ast.UAdd):
+            return arg
+        raise self.fail(node, f"unsupported unary operator {type(node.op).__name__!r}")
+
+    def _Compare(self, node: ast.Compare) -> Expr:
+        parts, left = [], self.build(node.left)
+        for op_node, right_node in zip(node.ops, node.comparators):
+            op = _CMPOPS.get(type(op_node))
+            if op is None:
+                raise self.fail(node, f"unsupported comparison {type(op_node).__name__!r}")
+            right = self.build(right_node)
+            parts.append(Op(op, (left, right)))
+            left = right
+        return parts[0] if len(parts) == 1 else Op("and", tuple(parts))
+
+    def _Call(self, node: ast.Call) -> Expr:
+        if not isinstance(node.func, ast.Name) or node.func.id not in _CALLS:
+            name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)[:40]
+            raise self.fail(node, f"unknown function {name!r} (known: {', '.join(sorted(_CALLS))})")
+        if node.keywords:
+            raise self.fail(node, f"keyword arguments are not allowed in {node.func.id}()")
+        op, lo, hi = _CALLS[node.func.id]
+        args = tuple(self.build(a) for a in node.args)
+        if len(args) < lo or (hi is not None and len(args) > hi):
+            want = f"{lo}" if lo == hi else f"at least {lo}" if hi is None else f"{lo} to {hi}"
+            raise self.fail(node, f"{node.func.id}() takes {want} arguments, got {len(args)}")
+        return Op(op, args)
+
+    def _Starred(self, node: ast.Starred) -> Expr:
+        raise self.fail(node, "star arguments are not allowed")
+
+
+def free_names(text: str) -> list:
+    """Return the identifiers of ``text`` that are not functions or constants, in order."""
+    try:
+        tree = ast.parse(" ".join(str(text).split()), mode="eval")
+    except SyntaxError as exc:
+        raise KnowledgeError(f"syntax error in knowledge {text!r} at column {exc.offset or 0}: {exc.msg}") from None
+    calls = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    out: list = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and id(node) not in calls and node.id not in _BOOL_NAMES:
+            if node.id not in out:
+                out.append(node.id)
+    return sorted(out, key=_natural)
+
+
+def _natural(name: str):
+    import re
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def variables(expr: Expr) -> set:
+    """Return the concept names an expression reads."""
+    out, stack = set(), [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var):
+            out.add(node.name)
+        elif isinstance(node, Op):
+            stack.extend(node.args)
+    return out

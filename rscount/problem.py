@@ -1,0 +1,110 @@
+"""A counting problem: task, support, map class and concept supervision.
+
+This is the one value every counter receives. See docs/guide.md for what
+each map class admits.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import EncodingError, SupportError
+from .support import Support, parse_amount
+from .task import Task
+
+__all__ = ["MAP_CLASSES", "Supervision", "Problem", "make_supervision"]
+
+MAP_CLASSES = {
+    "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
+    "complete": "free + all values of a ground-truth concept go to one predicted concept (rsbench Eq. 14)",
+    "permutation": "complete + each predicted concept reads exactly one ground-truth concept (Eq. 15)",
+    "disentangled": "predicted concept i reads only ground-truth concept i: (f_1(c_1), .., f_k(c_k))",
+    "shared": "disentangled + one value map per concept group (weight sharing)",
+    "joint": "any function of whole concept vectors (closed form, rsbench Eq. 8-9)",
+}
+
+
+@dataclass(frozen=True)
+class Supervision:
+    """Concept supervision: fully observed support rows, and supervised concepts or values."""
+
+    vectors: frozenset = frozenset()
+    concepts: tuple = ()  # (concept index, value index or None)
+
+    def __bool__(self) -> bool:
+        return bool(self.vectors or self.concepts)
+
+    def describe(self, task: Task) -> str:
+        parts = []
+        if self.vectors:
+            parts.append(f"{len(self.vectors)} vectors fully observed")
+        for i, u in self.concepts:
+            c = task.concepts[i]
+            parts.append(c.name if u is None else f"{c.name}={c.domain[u]}")
+        return ", ".join(parts) or "none"
+
+
+def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(), seed: int = 0) -> Supervision:
+    """Build supervision from ``--concept-sup F|N`` and ``--supervise NAME[=VALUE]`` options."""
+    rows: frozenset = frozenset()
+    if concept_sup not in (None, "", 0):
+        amount = parse_amount(concept_sup, "--concept-sup") if isinstance(concept_sup, str) else concept_sup
+        n = int(round(amount * len(support))) if isinstance(amount, float) else int(amount)
+        if n > len(support):
+            raise SupportError(f"--concept-sup {concept_sup} asks for {n} vectors; the support has {len(support)}")
+        rows = frozenset(random.Random(seed + 7919).sample(range(len(support)), n))
+    concepts = []
+    for item in supervise or ():
+        name, eq, value = str(item).partition("=")
+        i = task.index(name.strip())
+        if eq:
+            try:
+                concepts.append((i, task.concepts[i].index(value.strip())))
+            except KeyError:
+                raise SupportError(f"--supervise {item}: {value.strip()!r} is not in the domain of "
+                                   f"{name.strip()} {list(task.concepts[i].domain)}") from None
+        else:
+            concepts.append((i, None))
+    return Supervision(rows, tuple(sorted(set(concepts), key=lambda p: (p[0], -1 if p[1] is None else p[1]))))
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """Count the optimal maps of ``map_class`` for ``task`` on ``support``."""
+
+    task: Task
+    support: Support
+    map_class: str = "complete"
+    supervision: Supervision = field(default_factory=Supervision)
+
+    def __post_init__(self) -> None:
+        if self.map_class not in MAP_CLASSES:
+            raise EncodingError(f"unknown map class {self.map_class!r}; choose one of {', '.join(MAP_CLASSES)}")
+        if self.support.vectors.shape[1] != self.task.k:
+            raise SupportError(f"support vectors have {self.support.vectors.shape[1]} values; "
+                               f"task {self.task.name} has {self.task.k} concepts")
+        bad = [i for i in self.supervision.vectors if not 0 <= i < len(self.support)]
+        if bad:
+            raise SupportError(f"supervised row {bad[0]} is outside the support of {len(self.support)} vectors")
+
+    @cached_property
+    def labels(self) -> np.ndarray:
+        """Label codes of the support rows, shape (n, labels)."""
+        return self.task.evaluate(self.support.vectors)
+
+    def supervised(self, row: int, vector) -> tuple:
+        """Concept indices whose prediction must equal the ground truth at this row."""
+        if row in self.supervision.vectors:
+            return tuple(range(self.task.k))
+        return tuple(sorted({i for i, u in self.supervision.concepts if u is None or vector[i] == u}))
+
+    def representative(self, i: int) -> int:
+        """The concept whose value map concept ``i`` uses (itself unless ``shared``)."""
+        return self.task.group_of(i)[0] if self.map_class == "shared" else i
+
+    def describe(self) -> str:
+        return (f"{self.task.name}, support {self.support.kind} ({len(self.support)} vectors), "
+                f"class {self.map_class}, supervision {self.supervision.describe(self.task)}")

@@ -1,0 +1,160 @@
+"""Results: readable concept maps, what a counter reports, and the final CountResult."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+__all__ = ["ConceptMap", "JointMap", "Tally", "CountResult", "format_count"]
+
+
+@dataclass(frozen=True)
+class ConceptMap:
+    """A value map alpha: ``assign[j][u] = (i, v)`` sends value u of gt concept j to value v of concept i."""
+
+    assign: tuple
+    names: tuple = field(compare=False)
+    domains: tuple = field(compare=False)
+
+    @property
+    def is_identity(self) -> bool:
+        return all(t == (j, u) for j, row in enumerate(self.assign) for u, t in enumerate(row))
+
+    def __call__(self, vector) -> tuple:
+        """Apply the map to an index vector (defined when predicted concepts come out one-hot)."""
+        out = [None] * len(self.names)
+        for j, u in enumerate(vector):
+            i, v = self.assign[j][u]
+            out[i] = v
+        return tuple(out)
+
+    def __str__(self) -> str:
+        parts = []
+        for j, row in enumerate(self.assign):
+            targets = {i for i, _ in row}
+            src = self.names[j]
+            if len(targets) > 1:
+                parts.append(", ".join(f"{src}={self.domains[j][u]} -> {self.names[i]}={self.domains[i][v]}"
+                                       for u, (i, v) in enumerate(row)))
+                continue
+            i = targets.pop()
+            changed = [(u, v) for u, (_, v) in enumerate(row)
+                       if self.domains[j][u] != self.domains[i][v]]
+            head = self.names[i] if i == j else f"{self.names[i]} <- {src}"
+            if not changed and i == j:
+                continue
+            values = ", ".join(f"{self.domains[j][u]}->{self.domains[i][v]}" for u, (_, v) in enumerate(row))
+            parts.append(head if not changed and len(row) == len(self.domains[i]) else f"{head}: {values}")
+        return " | ".join(parts) or "identity"
+
+
+@dataclass(frozen=True)
+class JointMap:
+    """A map on whole concept vectors (class ``joint``); ``pairs`` lists (vector, image)."""
+
+    pairs: tuple
+    format_vector: Callable = field(compare=False, repr=False)
+
+    @property
+    def is_identity(self) -> bool:
+        return all(a == b for a, b in self.pairs)
+
+    def __str__(self) -> str:
+        moved = [f"{self.format_vector(a)}->{self.format_vector(b)}" for a, b in self.pairs if a != b]
+        return ", ".join(moved) or "identity"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a counter reports: the count and how sure it is."""
+
+    count: int
+    exact: bool = True
+    lower: int | None = None
+    upper: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    notes: tuple = ()
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """The number of optimal concept maps of a problem, and how it was obtained."""
+
+    task: str
+    map_class: str
+    support: str
+    support_size: int
+    supervision: str
+    count: int
+    exact: bool
+    backend: str
+    seconds: float
+    lower: int | None = None
+    upper: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    encoding: dict | None = None
+    notes: tuple = ()
+    warnings: tuple = ()
+    _enumerate: Callable | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def rs_count(self) -> int:
+        """Reasoning shortcuts: optimal maps other than the identity."""
+        return self.count - 1
+
+    @property
+    def has_shortcuts(self) -> bool:
+        return self.count > 1 if self.exact else (self.lower or 0) > 1
+
+    def maps(self, limit: int | None = 10) -> Iterator:
+        """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one."""
+        if self._enumerate is None:
+            raise NotImplementedError("this result carries no problem to enumerate maps from")
+        return self._enumerate(limit)
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.task, "map_class": self.map_class, "support": self.support,
+            "support_size": self.support_size, "supervision": self.supervision,
+            "count": self.count, "rs_count": self.rs_count, "exact": self.exact,
+            "lower": self.lower if not self.exact else self.count,
+            "upper": self.upper if not self.exact else self.count,
+            "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
+            "seconds": round(self.seconds, 6), "encoding": self.encoding,
+            "notes": list(self.notes), "warnings": list(self.warnings),
+        }
+
+    def __str__(self) -> str:
+        kind = "exact" if self.exact else (f"approximate, within factor 1+{self.epsilon} "
+                                            f"with probability >= {1 - self.delta:g}")
+        lines = [
+            f"task          {self.task}",
+            f"support       {self.support} ({self.support_size} vectors)",
+            f"map class     {self.map_class}",
+            f"supervision   {self.supervision}",
+            f"optimal maps  {format_count(self.count)}",
+            f"shortcuts     {format_count(self.rs_count)}"
+            + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.count == 1 else ""),
+        ]
+        if not self.exact:
+            lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
+        enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses" if self.encoding else ""
+        lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.seconds:.3f} s"]
+        lines += [f"note          {n}" for n in self.notes]
+        lines += [f"warning       {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def format_count(n: int | None) -> str:
+    """Print an integer in full, or as ~mantissa x 10^exp with its digit count when huge."""
+    if n is None:
+        return "unknown"
+    if abs(n) < 10 ** 30:
+        return str(n)
+    digits = len(str(abs(n))) if n.bit_length() < 200_000 else int(n.bit_length() * math.log10(2)) + 1
+    lead = str(abs(n))[:4] if n.bit_length() < 200_000 else None
+    if lead is None:
+        return f"~10^{digits - 1} ({digits} digits; --json prints every digit)"
+    return f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1} ({digits} digits; --json prints every digit)"

@@ -1,0 +1,110 @@
+"""What each operator of the knowledge language means, on values and on arrays.
+
+Values are integers (booleans are 0/1) or named values (strings). One table
+serves value-set propagation (pairs of values) and one serves vectorised
+evaluation over numpy arrays; both follow Python's integer semantics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SCALAR", "ARRAY", "evaluate"]
+
+
+def _truth(x):
+    return x != 0
+
+
+SCALAR = {
+    "and": lambda x, y: int(bool(x) and bool(y)),
+    "or": lambda x, y: int(bool(x) or bool(y)),
+    "xor": lambda x, y: int(bool(x) != bool(y)),
+    "not": lambda x: int(not x),
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "mod": lambda x, y: x % y,
+    "floordiv": lambda x, y: x // y,
+    "min": min,
+    "max": max,
+    "neg": lambda x: -x,
+    "abs": abs,
+    "eq": lambda x, y: int(x == y),
+    "ne": lambda x, y: int(x != y),
+    "lt": lambda x, y: int(x < y),
+    "le": lambda x, y: int(x <= y),
+    "gt": lambda x, y: int(x > y),
+    "ge": lambda x, y: int(x >= y),
+}
+
+ARRAY = {
+    "and": lambda x, y: (_truth(x) & _truth(y)).astype(np.int64),
+    "or": lambda x, y: (_truth(x) | _truth(y)).astype(np.int64),
+    "xor": lambda x, y: (_truth(x) ^ _truth(y)).astype(np.int64),
+    "not": lambda x: (~_truth(x)).astype(np.int64),
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "mod": np.mod,
+    "floordiv": np.floor_divide,
+    "min": np.minimum,
+    "max": np.maximum,
+    "neg": np.negative,
+    "abs": np.abs,
+    "eq": lambda x, y: (x == y).astype(np.int64),
+    "ne": lambda x, y: (x != y).astype(np.int64),
+    "lt": lambda x, y: (x < y).astype(np.int64),
+    "le": lambda x, y: (x <= y).astype(np.int64),
+    "gt": lambda x, y: (x > y).astype(np.int64),
+    "ge": lambda x, y: (x >= y).astype(np.int64),
+}
+
+
+def evaluate(expr, env: dict, codes: dict, n: int) -> np.ndarray:
+    """Evaluate ``expr`` on ``n`` concept vectors at once.
+
+    ``env`` maps concept names to int64 arrays of values; named values are
+    represented by the integer ``codes`` the task assigns them.
+    """
+    from .logic import Const, Var  # local: logic imports nothing from here
+
+    memo: dict = {}
+
+    def ev(node):
+        found = memo.get(id(node))
+        if found is not None:
+            return found[1]
+        if isinstance(node, Const):
+            value = codes[node.value] if isinstance(node.value, str) else node.value
+            out = np.full(n, value, dtype=np.int64)
+        elif isinstance(node, Var):
+            out = env[node.name]
+        else:
+            args = [ev(a) for a in node.args]
+            out = _apply(node.op, args, n)
+        memo[id(node)] = (node, out)
+        return out
+
+    return ev(expr)
+
+
+def _apply(op: str, args: list, n: int) -> np.ndarray:
+    if op == "ite":
+        return np.where(_truth(args[0]), args[1], args[2])
+    if op == "implies":
+        return (~_truth(args[0]) | _truth(args[1])).astype(np.int64)
+    if op == "equiv":
+        first = _truth(args[0])
+        same = np.ones_like(first)
+        for a in args[1:]:
+            same &= _truth(a) == first
+        return same.astype(np.int64)
+    fn = ARRAY[op]
+    if len(args) == 1 and op in ("not", "neg", "abs"):
+        return fn(args[0])
+    if not args:
+        return np.full(n, 1 if op == "and" else 0, dtype=np.int64)
+    out = args[0] if op not in ("and", "or", "xor") else _truth(args[0]).astype(np.int64)
+    for a in args[1:]:
+        out = fn(out, a)
+    return out

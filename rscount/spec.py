@@ -1,0 +1,272 @@
+"""Build tasks from specs: plain data (YAML/JSON files, dicts, CLI text).
+
+A spec names concepts and domains, the labels as knowledge text (or a
+relation between concepts and label variables, checked for determinism),
+optional definitions, concept groups and a default support::
+
+    name: my-task
+    concepts: {a: bool, b: bool, d: 0..2, col: [red, blue]}
+    definitions: {both: a & b}
+    labels: {y: "both | (d == 2)", z: "col == red"}
+    groups: {bits: [a, b]}
+    support: exhaustive            # or a list of vectors
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import KnowledgeError, TaskError
+from .logic import Const, Op, Var, free_names, parse
+from .task import Concept, Label, Task
+
+__all__ = ["task_from_spec", "load_spec", "parse_domain", "parse_concepts", "task_from_text",
+           "vectors_from_values", "SPEC_FIELDS"]
+
+SPEC_FIELDS = {"name", "description", "concepts", "definitions", "labels", "relation",
+               "groups", "support", "warnings", "params"}
+MAX_RELATION_SPACE = 1 << 22
+
+
+def parse_domain(spec: Any, where: str = "concept") -> tuple:
+    """Turn ``bool``, ``"0..9"``, ``{"range": [0, 9]}`` or a list into a domain tuple."""
+    if spec in ("bool", "boolean", bool, None):
+        return (0, 1)
+    if isinstance(spec, str) and ".." in spec:
+        lo, _, hi = spec.partition("..")
+        try:
+            lo_i, hi_i = int(lo), int(hi)
+        except ValueError:
+            raise TaskError(f"{where}: domain {spec!r} is not of the form LO..HI with integers") from None
+        if hi_i < lo_i:
+            raise TaskError(f"{where}: domain {spec!r} is empty (LO > HI)")
+        return tuple(range(lo_i, hi_i + 1))
+    if isinstance(spec, Mapping) and "range" in spec:
+        lo_i, hi_i = spec["range"]
+        return parse_domain(f"{lo_i}..{hi_i}", where)
+    if isinstance(spec, (list, tuple)):
+        values = []
+        for v in spec:
+            if isinstance(v, bool):
+                v = int(v)
+            if isinstance(v, str):
+                v = v.strip()
+                if v.lstrip("-").isdigit():
+                    v = int(v)
+                elif not v.isidentifier():
+                    raise TaskError(f"{where}: domain value {v!r} is neither an integer nor a name")
+            elif not isinstance(v, int):
+                raise TaskError(f"{where}: domain value {v!r} is neither an integer nor a name")
+            values.append(v)
+        if not values:
+            raise TaskError(f"{where}: the domain is empty; give at least one value")
+        if len(set(values)) != len(values):
+            raise TaskError(f"{where}: domain {list(spec)} repeats a value")
+        return tuple(values)
+    raise TaskError(f"{where}: cannot read domain {spec!r}; use bool, LO..HI or a list of values")
+
+
+def parse_concepts(spec: Any) -> tuple:
+    """Read concepts from a mapping, a list, or text like ``"a,b,d=0..9,col={red,blue}"``."""
+    if isinstance(spec, str):
+        items, depth, cur = [], 0, ""
+        for ch in spec:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if ch == "," and depth == 0:
+                items.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        items.append(cur)
+        pairs = []
+        for item in filter(None, (i.strip() for i in items)):
+            name, _, dom = item.partition("=")
+            dom = dom.strip()
+            if dom.startswith("{") and dom.endswith("}"):
+                dom = [v for v in dom[1:-1].split(",") if v.strip()]
+            pairs.append((name.strip(), dom or "bool"))
+    elif isinstance(spec, Mapping):
+        pairs = list(spec.items())
+    elif isinstance(spec, (list, tuple)):
+        pairs = []
+        for item in spec:
+            if isinstance(item, str):
+                pairs.append((item, "bool"))
+            elif isinstance(item, Mapping) and "name" in item:
+                pairs.append((item["name"], item.get("domain", "bool")))
+            else:
+                raise TaskError(f"cannot read concept {item!r}; use NAME or {{name: NAME, domain: ...}}")
+    else:
+        raise TaskError(f"cannot read concepts from {spec!r}")
+    return tuple(Concept(str(n), parse_domain(d, f"concept {n!r}")) for n, d in pairs)
+
+
+def load_spec(path: str | Path) -> dict:
+    """Read a spec file (YAML or JSON) as data; nothing in it is executed."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise TaskError(f"cannot read spec file {str(path)!r}: {exc.strerror}") from None
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+            data = yaml.safe_load(text)
+    except Exception as exc:  # yaml and json raise several types
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise TaskError(f"spec file {str(path)!r} is not valid YAML/JSON: {first}") from None
+    if not isinstance(data, Mapping):
+        raise TaskError(f"spec file {str(path)!r} must hold a mapping with concepts and labels")
+    data = dict(data)
+    data.setdefault("name", path.stem)
+    return data
+
+
+def task_from_spec(spec: Mapping) -> Task:
+    """Build a :class:`Task` from spec data (see the module docstring)."""
+    unknown = sorted(set(spec) - SPEC_FIELDS)
+    if unknown:
+        raise TaskError(f"unknown spec field {unknown[0]!r}; known fields: {', '.join(sorted(SPEC_FIELDS))}")
+    name = str(spec.get("name", "custom"))
+    if "concepts" not in spec:
+        raise TaskError(f"spec {name!r} has no 'concepts'")
+    concepts = parse_concepts(spec["concepts"])
+    cnames = [c.name for c in concepts]
+    values = {v for c in concepts for v in c.domain if isinstance(v, str)}
+    clash = values & set(cnames)
+    if clash:
+        raise TaskError(f"{sorted(clash)[0]!r} is both a concept and a named value; rename one")
+    definitions: dict = {}
+    for dname, text in dict(spec.get("definitions") or {}).items():
+        definitions[dname] = parse(str(text), cnames, values, definitions)
+    if ("labels" in spec) == ("relation" in spec):
+        raise TaskError(f"spec {name!r} needs exactly one of 'labels' and 'relation'")
+    if "labels" in spec:
+        labels = _labels(spec["labels"], cnames, values, definitions)
+    else:
+        labels = _relation_labels(spec["relation"], concepts, values, definitions)
+    groups = spec.get("groups") or ()
+    if isinstance(groups, Mapping):
+        groups = list(groups.values())
+    groups = tuple(tuple(str(n) for n in g) for g in groups)
+    support = spec.get("support", "exhaustive")
+    default_support = None
+    if support not in (None, "exhaustive"):
+        if not isinstance(support, (list, tuple)):
+            raise TaskError(f"spec {name!r}: support must be 'exhaustive' or a list of vectors")
+        default_support = vectors_from_values(concepts, support)
+    params = tuple(sorted(dict(spec.get("params") or {}).items()))
+    return Task(name=name, concepts=concepts, labels=labels, groups=groups,
+                default_support=default_support, description=str(spec.get("description", "")),
+                warnings=tuple(spec.get("warnings") or ()), params=params)
+
+
+def task_from_text(knowledge: str | list, concepts: str | None = None, name: str = "custom") -> Task:
+    """Build a task from knowledge text; concepts default to booleans named in it."""
+    texts = [knowledge] if isinstance(knowledge, str) else list(knowledge)
+    if concepts is None:
+        found: list = []
+        for t in texts:
+            found += [n for n in free_names(t) if n not in found]
+        concepts = ",".join(found)
+    return task_from_spec({"name": name, "concepts": concepts, "labels": texts})
+
+
+def vectors_from_values(concepts: tuple, rows) -> tuple:
+    """Turn rows of values (lists, or compact strings like ``"0101"``) into index vectors."""
+    out = []
+    k = len(concepts)
+    for row in rows:
+        if isinstance(row, str):
+            row = row.strip()
+            if "," in row:
+                row = [v.strip() for v in row.split(",")]
+            elif len(row) == k:
+                row = list(row)
+            else:
+                row = row.split()
+        if isinstance(row, (int, str)):
+            row = [row]
+        row = list(row)
+        if len(row) != k:
+            raise _support_error(f"support vector {row!r} has {len(row)} values; the task has {k} concepts")
+        vec = []
+        for c, v in zip(concepts, row):
+            v = int(v) if isinstance(v, bool) else v
+            try:
+                vec.append(c.index(v))
+            except KeyError:
+                raise _support_error(f"support vector {row!r}: {v!r} is not in the domain of "
+                                     f"{c.name} {list(c.domain)}") from None
+        out.append(tuple(vec))
+    return tuple(out)
+
+
+def _support_error(msg: str):
+    from .errors import SupportError
+    return SupportError(msg)
+
+
+def _labels(spec, cnames, values, definitions) -> tuple:
+    if isinstance(spec, str):
+        spec = {"y": spec}
+    elif isinstance(spec, (list, tuple)):
+        spec = {("y" if len(spec) == 1 else f"y{i + 1}"): t for i, t in enumerate(spec)}
+    elif not isinstance(spec, Mapping):
+        raise KnowledgeError(f"labels must be text, a list or a mapping, got {spec!r}")
+    return tuple(Label(str(n), parse(str(t), cnames, values, definitions), str(t)) for n, t in spec.items())
+
+
+def _relation_labels(spec, concepts, values, definitions) -> tuple:
+    """Turn a relation K(c, y) into functions y = beta_K(c), checking determinism (A2)."""
+    if not isinstance(spec, Mapping) or "labels" not in spec or "constraints" not in spec:
+        raise KnowledgeError("relation needs 'labels' (label variables and domains) and 'constraints'")
+    lab_vars = parse_concepts(spec["labels"])
+    constraints = spec["constraints"]
+    constraints = [constraints] if isinstance(constraints, str) else list(constraints)
+    allnames = [c.name for c in concepts] + [c.name for c in lab_vars]
+    values = set(values) | {v for c in lab_vars for v in c.domain if isinstance(v, str)}
+    rel = Op("and", tuple(parse(str(t), allnames, values, definitions) for t in constraints))
+    combos = list(itertools.product(*(c.domain for c in lab_vars)))
+    probe = Task("relation", tuple(concepts), tuple(
+        Label(f"r{i}", _substitute(rel, dict(zip([c.name for c in lab_vars], combo))))
+        for i, combo in enumerate(combos)))
+    if probe.space_size > MAX_RELATION_SPACE:
+        raise KnowledgeError(f"the relation's determinism check enumerates {probe.space_size} concept "
+                             f"vectors (limit {MAX_RELATION_SPACE}); write the labels as functions instead")
+    grid = np.array(list(itertools.product(*(range(len(c.domain)) for c in concepts))), dtype=np.int64)
+    holds = probe.evaluate(grid) != 0
+    per_vector = holds.sum(axis=1)
+    if (per_vector == 0).any():
+        bad = grid[np.argmax(per_vector == 0)]
+        raise KnowledgeError(f"contradictory knowledge: no label satisfies the constraints for "
+                             f"concepts {probe.format_vector(bad)}; K must give every concept vector a label")
+    if (per_vector > 1).any():
+        row = int(np.argmax(per_vector > 1))
+        two = [combos[j] for j in np.flatnonzero(holds[row])[:2]]
+        raise KnowledgeError(f"knowledge is not deterministic (assumption A2): concepts "
+                             f"{probe.format_vector(grid[row])} admit labels {two[0]} and {two[1]}")
+    labels = []
+    for li, lab in enumerate(lab_vars):
+        # beta_l(c) = v  iff  some combo with y_l = v satisfies K: an ITE chain over v.
+        expr = Const(lab.domain[-1])
+        for v in reversed(lab.domain[:-1]):
+            cond = Op("or", tuple(probe.labels[j].expr for j, combo in enumerate(combos) if combo[li] == v))
+            expr = Op("ite", (cond, Const(v), expr))
+        labels.append(Label(lab.name, expr, f"relation for {lab.name}"))
+    return tuple(labels)
+
+
+def _substitute(expr, values: dict):
+    if isinstance(expr, Var) and expr.name in values:
+        return Const(values[expr.name])
+    if isinstance(expr, Op):
+        return Op(expr.op, tuple(_substitute(a, values) for a in expr.args))
+    return expr

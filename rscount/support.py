@@ -1,0 +1,149 @@
+"""Supports: the concept vectors that occur in training.
+
+A :class:`Support` holds index vectors as an ``(n, k)`` numpy array. It is
+built exhaustively, by a seeded subsample of the exhaustive support, from an
+explicit list (``"1,1,1;0,1,0"``), from a CSV/JSON file, or from the task's
+default.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SupportError
+from .spec import vectors_from_values
+from .task import Task
+
+__all__ = ["Support", "exhaustive", "subsample", "explicit", "from_file", "default", "parse_amount",
+           "MAX_EXHAUSTIVE"]
+
+MAX_EXHAUSTIVE = 1 << 24
+
+
+@dataclass(frozen=True, eq=False)
+class Support:
+    """Index vectors of shape (n, k), with a word on where they came from."""
+
+    vectors: np.ndarray = field(repr=False)
+    kind: str
+    exhaustive: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.vectors) == 0:
+            raise SupportError("the support is empty; give at least one concept vector")
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def rows(self):
+        """Yield index vectors as tuples."""
+        for row in self.vectors:
+            yield tuple(int(x) for x in row)
+
+
+def _grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
+    """Index vectors of the exhaustive support (all, or those at ``indices``) in lexicographic order."""
+    total = math.prod(sizes)
+    idx = np.arange(total, dtype=np.int64) if indices is None else np.asarray(indices, dtype=np.int64)
+    out = np.empty((len(idx), len(sizes)), dtype=np.int64)
+    for pos in range(len(sizes) - 1, -1, -1):
+        out[:, pos] = idx % sizes[pos]
+        idx = idx // sizes[pos]
+    return out
+
+
+def exhaustive(task: Task) -> Support:
+    """Return every concept vector of ``task``."""
+    if task.space_size > MAX_EXHAUSTIVE:
+        raise SupportError(f"the exhaustive support of {task.name} has {task.space_size} vectors "
+                           f"(limit {MAX_EXHAUSTIVE}); use --subsample or an explicit support")
+    return Support(_grid(task.sizes), "exhaustive", exhaustive=True)
+
+
+def parse_amount(text, what: str) -> float | int:
+    """Read a fraction (``0.5``) or a count (``10``) given on the command line."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise SupportError(f"{what} {text!r} is neither a fraction nor a count") from None
+    if value < 0 or math.isnan(value):
+        raise SupportError(f"{what} {text!r} is negative")
+    if isinstance(text, str) and "." not in text and "e" not in text.lower():
+        return int(value)
+    if isinstance(text, int) or (value > 1 and value == int(value)):
+        return int(value)
+    if value > 1:
+        raise SupportError(f"{what} {text!r}: a fraction must lie in [0, 1], a count must be an integer")
+    return value
+
+
+def _how_many(amount, total: int, what: str) -> int:
+    if isinstance(amount, float):
+        return int(round(amount * total))
+    if amount > total:
+        raise SupportError(f"{what} asks for {amount} vectors but only {total} exist")
+    return int(amount)
+
+
+def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) -> Support:
+    """Return a seeded sample (fraction or count) of ``base`` (default: exhaustive)."""
+    amount = parse_amount(amount, "--subsample") if isinstance(amount, str) else amount
+    total = len(base) if base is not None else task.space_size
+    n = _how_many(amount, total, "--subsample")
+    if n == 0:
+        raise SupportError(f"--subsample {amount} keeps no vector of {total}; ask for at least one")
+    picks = np.array(sorted(random.Random(seed).sample(range(total), n)), dtype=np.int64)
+    vectors = base.vectors[picks] if base is not None else _grid(task.sizes, picks)
+    return Support(vectors, f"subsample {n}/{total} (seed {seed})")
+
+
+def explicit(task: Task, text: str) -> Support:
+    """Parse ``"1,1,1;0,1,0"``: ``;`` between vectors, ``,`` between values."""
+    rows = [r.strip() for r in str(text).split(";") if r.strip()]
+    if not rows:
+        raise SupportError(f"support {text!r} lists no vector; write e.g. '1,1,1;0,1,0'")
+    return _from_rows(task, [[v.strip() for v in r.split(",")] for r in rows], "explicit")
+
+
+def from_file(task: Task, path: str | Path) -> Support:
+    """Read vectors from a CSV file (one per line, optional header of concept names) or a JSON list."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise SupportError(f"cannot read support file {str(path)!r}: {exc.strerror}") from None
+    if path.suffix == ".json" or text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SupportError(f"support file {str(path)!r} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        if not isinstance(rows, list):
+            raise SupportError(f"support file {str(path)!r} must hold a JSON list of vectors")
+    else:
+        rows = [r for r in csv.reader(io.StringIO(text)) if any(v.strip() for v in r)]
+        names = [c.name for c in task.concepts]
+        if rows and [v.strip() for v in rows[0]] == names:
+            rows = rows[1:]
+    return _from_rows(task, rows, f"file {path.name}")
+
+
+def default(task: Task) -> Support:
+    """Return the task's own default support (exhaustive unless the task says otherwise)."""
+    if task.default_support is None:
+        return exhaustive(task)
+    return Support(np.array(task.default_support, dtype=np.int64).reshape(-1, task.k), "task default")
+
+
+def _from_rows(task: Task, rows, kind: str) -> Support:
+    vectors = vectors_from_values(task.concepts, rows)
+    if not vectors:
+        raise SupportError(f"the {kind} support is empty; give at least one concept vector")
+    unique = sorted(set(vectors))
+    return Support(np.array(unique, dtype=np.int64).reshape(-1, task.k), kind)

@@ -1,0 +1,228 @@
+"""Tasks: concepts with finite domains and the knowledge beta_K that labels them.
+
+Concept vectors are handled internally as tuples (or numpy rows) of value
+*indices* into each concept's domain; values (ints or names) appear only at
+the edges (parsing, printing, evaluation).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from .circuit import Circuit
+from .compiler import compile_expr
+from .errors import KnowledgeError, TaskError
+from .logic import Expr, variables
+from .semantics import evaluate
+
+__all__ = ["Concept", "Label", "Task", "CompiledKnowledge"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+NAME_CODE_BASE = 1 << 40
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A ground-truth concept and its finite domain (booleans are ``(0, 1)``)."""
+
+    name: str
+    domain: tuple
+
+    @property
+    def is_bool(self) -> bool:
+        return self.domain == (0, 1)
+
+    def index(self, value) -> int:
+        """Return the index of ``value`` (an int, a name, or their text)."""
+        for i, v in enumerate(self.domain):
+            if v == value or str(v) == str(value).strip():
+                return i
+        raise KeyError(value)
+
+
+@dataclass(frozen=True)
+class Label:
+    """One output of the knowledge: a name and the expression computing it."""
+
+    name: str
+    expr: Expr = field(repr=False)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class CompiledKnowledge:
+    """Knowledge as a circuit: input variable per concept value, a value table per label."""
+
+    circuit: Circuit
+    inputs: dict  # (concept index, value index) -> input variable
+    tables: tuple  # one ValueTable per label
+
+
+@dataclass(frozen=True)
+class Task:
+    """A learning-and-reasoning task: concepts, labels (beta_K), groups, default support.
+
+    ``groups`` lists concept names that share one classifier (weight sharing);
+    ``default_support`` holds index vectors, ``None`` meaning exhaustive.
+    """
+
+    name: str
+    concepts: tuple
+    labels: tuple
+    groups: tuple = ()
+    default_support: tuple | None = None
+    description: str = ""
+    warnings: tuple = ()
+    params: tuple = ()
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.concepts]
+        if not names:
+            raise TaskError(f"task {self.name!r} has no concepts; declare at least one")
+        for c in self.concepts:
+            if not _NAME.match(c.name):
+                raise TaskError(f"concept name {c.name!r} is not an identifier; use letters, digits and _")
+            if not c.domain:
+                raise TaskError(f"concept {c.name!r} has an empty domain; give it at least one value")
+            if len(set(c.domain)) != len(c.domain):
+                raise TaskError(f"concept {c.name!r} repeats a value in its domain {c.domain!r}")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise TaskError(f"concept {dup[0]!r} is declared twice in task {self.name!r}")
+        if not self.labels:
+            raise KnowledgeError(f"task {self.name!r} has no labels; give the knowledge at least one expression")
+        known = set(names)
+        for label in self.labels:
+            unknown = variables(label.expr) - known
+            if unknown:
+                raise KnowledgeError(f"label {label.name!r} reads unknown concept {sorted(unknown)[0]!r}")
+        seen: set = set()
+        for group in self.groups:
+            for n in group:
+                if n not in known:
+                    raise TaskError(f"group {list(group)} names unknown concept {n!r}")
+                if n in seen:
+                    raise TaskError(f"concept {n!r} is in two groups; a concept belongs to at most one")
+                seen.add(n)
+            doms = {self.concept(n).domain for n in group}
+            if len(doms) > 1:
+                raise TaskError(f"group {list(group)} mixes domains; shared classifiers need one domain")
+        self.compiled  # type-check the knowledge now, not at count time
+
+    # --- lookups -------------------------------------------------------------
+    @cached_property
+    def _index(self) -> dict:
+        return {c.name: i for i, c in enumerate(self.concepts)}
+
+    def index(self, name: str) -> int:
+        try:
+            return self._index[name]
+        except KeyError:
+            raise TaskError(f"unknown concept {name!r}; task {self.name!r} has "
+                            f"{', '.join(c.name for c in self.concepts)}") from None
+
+    def concept(self, name: str) -> Concept:
+        return self.concepts[self.index(name)]
+
+    @property
+    def k(self) -> int:
+        return len(self.concepts)
+
+    @property
+    def sizes(self) -> tuple:
+        return tuple(len(c.domain) for c in self.concepts)
+
+    @property
+    def space_size(self) -> int:
+        """The number of concept vectors."""
+        return math.prod(self.sizes)
+
+    def group_of(self, i: int) -> tuple:
+        """Concept indices sharing a classifier with concept ``i`` (itself alone if ungrouped)."""
+        name = self.concepts[i].name
+        for group in self.groups:
+            if name in group:
+                return tuple(self.index(n) for n in group)
+        return (i,)
+
+    # --- semantics -----------------------------------------------------------
+    @cached_property
+    def codes(self) -> dict:
+        """Integer codes for named values, used by vectorised evaluation."""
+        names = sorted({v for c in self.concepts for v in c.domain if isinstance(v, str)}
+                       | _named_constants(self.labels))
+        return {n: NAME_CODE_BASE + i for i, n in enumerate(names)}
+
+    @cached_property
+    def _decode(self) -> dict:
+        return {code: name for name, code in self.codes.items()}
+
+    def evaluate(self, vectors: np.ndarray) -> np.ndarray:
+        """Return label codes, shape (n, labels), for index vectors of shape (n, k)."""
+        vectors = np.asarray(vectors)
+        n = vectors.shape[0]
+        env = {}
+        for i, c in enumerate(self.concepts):
+            table = np.array([self.codes[v] if isinstance(v, str) else v for v in c.domain], dtype=np.int64)
+            env[c.name] = table[vectors[:, i]]
+        out = np.empty((n, len(self.labels)), dtype=np.int64)
+        for j, label in enumerate(self.labels):
+            out[:, j] = evaluate(label.expr, env, self.codes, n)
+        return out
+
+    def decode(self, code: int):
+        """Turn a label code back into its value (int or name)."""
+        return self._decode.get(int(code), int(code))
+
+    def label_of(self, vector: Sequence[int]) -> tuple:
+        """Return beta_K of one index vector, as values."""
+        codes = self.evaluate(np.asarray([vector]))[0]
+        return tuple(self.decode(x) for x in codes)
+
+    @cached_property
+    def compiled(self) -> CompiledKnowledge:
+        circuit = Circuit()
+        inputs, tables = {}, {}
+        for i, c in enumerate(self.concepts):
+            tables[c.name] = {}
+            for u, value in enumerate(c.domain):
+                var = circuit.var(("x", i, u))
+                inputs[(i, u)] = var
+                tables[c.name][value] = var
+        label_tables = tuple(compile_expr(lab.expr, circuit, tables, lab.text) for lab in self.labels)
+        return CompiledKnowledge(circuit, inputs, label_tables)
+
+    # --- display -------------------------------------------------------------
+    def format_vector(self, vector: Sequence[int]) -> str:
+        return "(" + ",".join(str(c.domain[u]) for c, u in zip(self.concepts, vector)) + ")"
+
+    def summary(self) -> str:
+        doms = ", ".join(f"{c.name}:{_domain_text(c.domain)}" for c in self.concepts)
+        labels = ", ".join(lab.name for lab in self.labels)
+        return f"{self.name}: {self.k} concepts ({doms}); labels: {labels}"
+
+
+def _domain_text(domain: tuple) -> str:
+    if domain == (0, 1):
+        return "bool"
+    if all(isinstance(v, int) for v in domain) and list(domain) == list(range(domain[0], domain[-1] + 1)):
+        return f"{domain[0]}..{domain[-1]}"
+    return "{" + ",".join(map(str, domain)) + "}"
+
+
+def _named_constants(labels) -> set:
+    from .logic import Const, Op
+    out, stack = set(), [lab.expr for lab in labels]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Const) and isinstance(node.value, str):
+            out.add(node.value)
+        elif isinstance(node, Op):
+            stack.extend(node.args)
+    return out
+

@@ -1,0 +1,111 @@
+"""Parametric task families, built as spec data and loaded like any spec."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+
+from ..dimacs import read_dimacs, task_from_cnf
+from ..errors import TaskError
+from ..spec import task_from_spec
+from ..task import Task
+
+__all__ = ["FAMILIES"]
+
+
+def _int(value, name: str, lo: int, hi: int | None = None) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise TaskError(f"parameter {name}={value!r} must be an integer") from None
+    if n < lo or (hi is not None and n > hi):
+        raise TaskError(f"parameter {name}={n} must lie in [{lo}, {hi if hi is not None else 'inf'}]")
+    return n
+
+
+def _no_extra(params: dict, family: str) -> None:
+    if params:
+        raise TaskError(f"task {family} has no parameter {sorted(params)[0]!r}")
+
+
+def _bits(k: int) -> dict:
+    return {f"c{i}": "bool" for i in range(1, k + 1)}
+
+
+def mnlogic(op: str):
+    symbol = {"xor": " ^ ", "and": " & ", "or": " | "}[op]
+
+    def build(k=3, **params) -> Task:
+        _no_extra(params, op)
+        k = _int(k, "k", 2, 64)
+        return task_from_spec({
+            "name": f"{op}{k}", "concepts": _bits(k),
+            "labels": {"y": symbol.join(f"c{i}" for i in range(1, k + 1))},
+            "groups": {"bits": [f"c{i}" for i in range(1, k + 1)]},
+            "description": f"MNLogic: y = {op} of {k} bits", "params": {"k": k},
+        })
+    return build
+
+
+def mnlogic_random(k=4, m=3, l=3, seed=0, **params) -> Task:
+    """A random l-CNF phi over k bits: clauses non-trivial, phi neither valid nor unsatisfiable."""
+    _no_extra(params, "mnlogic-random")
+    k, m, l, seed = _int(k, "k", 2, 20), _int(m, "m", 1, 1000), _int(l, "l", 1), _int(seed, "seed", 0)
+    if l > k:
+        raise TaskError(f"mnlogic-random: clause length l={l} exceeds the number of bits k={k}")
+    rng = random.Random(seed)
+    grid = np.array(list(itertools.product((0, 1), repeat=k)), dtype=bool)
+    sat = np.ones(len(grid), dtype=bool)
+    clauses = []
+    for attempt in range(10000 * m):
+        if len(clauses) == m:
+            break
+        variables = rng.sample(range(k), l)
+        signs = [rng.random() < 0.5 for _ in variables]
+        holds = np.zeros(len(grid), dtype=bool)
+        for v, positive in zip(variables, signs):
+            holds |= grid[:, v] if positive else ~grid[:, v]
+        if not (sat & holds).any():
+            continue  # unsatisfiable together with the previous clauses
+        if len(clauses) == m - 1 and (sat & holds).all():
+            continue  # phi would be valid
+        sat &= holds
+        clauses.append(" | ".join(f"c{v + 1}" if s else f"~c{v + 1}" for v, s in zip(variables, signs)))
+    if len(clauses) < m:
+        raise TaskError(f"mnlogic-random: could not draw {m} non-trivial clauses of length {l} over {k} bits")
+    return task_from_spec({
+        "name": f"mnlogic-random-k{k}-m{m}-l{l}-s{seed}", "concepts": _bits(k),
+        "labels": {"y": " & ".join(f"({c})" for c in clauses)},
+        "groups": {"bits": [f"c{i}" for i in range(1, k + 1)]},
+        "description": f"MNLogic: random {l}-CNF with {m} clauses over {k} bits (seed {seed})",
+        "params": {"k": k, "m": m, "l": l, "seed": seed},
+    })
+
+
+def mnadd(digits=2, values=10, **params) -> Task:
+    """Sum of ``digits`` digits with values 0..values-1."""
+    _no_extra(params, "mnadd")
+    digits, values = _int(digits, "digits", 1, 64), _int(values, "values", 2, 1000)
+    names = [f"d{i}" for i in range(1, digits + 1)]
+    return task_from_spec({
+        "name": "mnadd" if (digits, values) == (2, 10) else f"mnadd-{digits}x{values}",
+        "concepts": {n: f"0..{values - 1}" for n in names},
+        "labels": {"sum": " + ".join(names)}, "groups": {"digits": names},
+        "description": f"MNAdd: y = sum of {digits} digits in 0..{values - 1}",
+        "params": {"digits": digits, "values": values},
+    })
+
+
+def cnf(file=None, **params) -> Task:
+    """rsbench's cnf task: boolean concepts, label 'the formula holds'."""
+    _no_extra(params, "cnf")
+    if file is None:
+        raise TaskError("task cnf needs a DIMACS file: --task cnf --param file=PATH (or --cnf PATH)")
+    return task_from_cnf(read_dimacs(file), name=f"cnf:{file}")
+
+
+FAMILIES = {
+    "xor": mnlogic("xor"), "and": mnlogic("and"), "or": mnlogic("or"),
+    "mnlogic-random": mnlogic_random, "mnadd": mnadd, "cnf": cnf,
+}
