@@ -52,7 +52,8 @@ class Circuit:
 
     def __init__(self, pool: VarPool | None = None) -> None:
         self.pool = pool if pool is not None else VarPool()
-        self.clauses: list = []
+        self.clauses: list = []  # every clause: gate definitions and constraints
+        self.constraints: list = []  # the clauses that are not gate definitions
         self.defs: dict = {}  # gate var -> (op, children)
         self._gates: dict = {}
 
@@ -68,6 +69,7 @@ class Circuit:
             if lit != FALSE:
                 lits.append(lit)
         self.clauses.append(tuple(lits))
+        self.constraints.append(tuple(lits))
 
     def assert_(self, lit: Lit) -> None:
         self.add((lit,))

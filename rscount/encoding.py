@@ -34,6 +34,8 @@ class Encoding:
     alpha_keys: dict = field(repr=False)  # var -> (i, v, j, u)
     pool: VarPool = field(repr=False)
     problem: Problem = field(repr=False)
+    constraints: list = field(repr=False, default_factory=list)  # clauses that are not gate definitions
+    gates: dict = field(repr=False, default_factory=dict)  # gate var -> (op, children)
 
     @property
     def size(self) -> dict:
@@ -124,4 +126,5 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None)
             circuit.assert_(Circuit.lookup(mapping, lit))
         if progress is not None:
             progress(row + 1, n)
-    return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem)
+    return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem,
+                    circuit.constraints, circuit.defs)

@@ -34,8 +34,8 @@ class ConceptMap:
             targets = {i for i, _ in row}
             src = self.names[j]
             if len(targets) > 1:
-                parts.append(", ".join(f"{src}={self.domains[j][u]} -> {self.names[i]}={self.domains[i][v]}"
-                                       for u, (i, v) in enumerate(row)))
+                parts.append((j, ", ".join(f"{src}={self.domains[j][u]} -> {self.names[i]}={self.domains[i][v]}"
+                                       for u, (i, v) in enumerate(row))))
                 continue
             i = targets.pop()
             changed = [(u, v) for u, (_, v) in enumerate(row)
@@ -44,8 +44,8 @@ class ConceptMap:
             if not changed and i == j:
                 continue
             values = ", ".join(f"{self.domains[j][u]}->{self.domains[i][v]}" for u, (_, v) in enumerate(row))
-            parts.append(head if not changed and len(row) == len(self.domains[i]) else f"{head}: {values}")
-        return " | ".join(parts) or "identity"
+            parts.append((i, head if not changed and len(row) == len(self.domains[i]) else f"{head}: {values}"))
+        return " | ".join(text for _, text in sorted(parts)) or "identity"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,21 @@ def _version() -> str | None:
         return None
 
 
+def count_cnf(clauses, projection, epsilon: float, delta: float, seed: int = 1) -> int:
+    """Estimate the models of a CNF projected on ``projection`` (in this process)."""
+    import pyapproxmc
+    counter = pyapproxmc.Counter(seed=seed, epsilon=epsilon, delta=delta)
+    used = set()
+    for clause in clauses:
+        counter.add_clause(list(clause))
+        used.update(abs(x) for x in clause)
+    for v in projection:  # ApproxMC rejects (or drops) projection variables in no clause
+        if v not in used:
+            counter.add_clause([v, -v])
+    cells, hashes = counter.count(list(projection))
+    return int(cells) * (1 << int(hashes))
+
+
 class ApproxMC:
     name = "approxmc"
     exact = False
@@ -45,20 +60,8 @@ class ApproxMC:
         if not (eps > 0 and 0 < delta < 1):
             raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {eps} and {delta}")
 
-        def work():
-            import pyapproxmc
-            counter = pyapproxmc.Counter(seed=options.seed, epsilon=eps, delta=delta)
-            used = set()
-            for clause in encoding.clauses:
-                counter.add_clause(list(clause))
-                used.update(abs(x) for x in clause)
-            for v in encoding.alpha:  # ApproxMC rejects projection variables in no clause
-                if v not in used:
-                    counter.add_clause([v, -v])
-            cells, hashes = counter.count(list(encoding.alpha))
-            return int(cells) * (1 << int(hashes))
-
-        est = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        est = run_isolated(lambda: count_cnf(encoding.clauses, encoding.alpha, eps, delta, options.seed),
+                           self.name, options.timeout, options.memory_mb, options.progress)
         factor = 1 + Fraction(eps)
         lower = math.ceil(Fraction(est) / factor)
         upper = math.floor(est * factor)

@@ -9,6 +9,16 @@ NOTE = ("ganak caches components by hash (probabilistic caching, no option to tu
         "the chance of a wrong count is astronomically small but not zero")
 
 
+def count_cnf(nvars: int, clauses, projection, seed: int = 1) -> int:
+    """Count the models of a CNF projected on ``projection`` (in this process)."""
+    import pyganak
+    counter = pyganak.Counter(seed=seed)
+    counter.new_vars(nvars)
+    counter.add_clauses([list(c) for c in clauses])
+    counter.set_sampling_set(list(projection))
+    return int(counter.count())
+
+
 class Ganak:
     name = "ganak"
     exact = True
@@ -25,15 +35,8 @@ class Ganak:
         if self.unavailable():
             raise BackendError(self.unavailable())
 
-        def work():
-            import pyganak
-            counter = pyganak.Counter(seed=options.seed)
-            counter.new_vars(encoding.nvars)
-            counter.add_clauses([list(c) for c in encoding.clauses])
-            counter.set_sampling_set(list(encoding.alpha))
-            return int(counter.count())
-
-        n = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        n = run_isolated(lambda: count_cnf(encoding.nvars, encoding.clauses, encoding.alpha, options.seed),
+                         self.name, options.timeout, options.memory_mb, options.progress)
         return Tally(n, notes=(NOTE,))
 
     def enumerate(self, problem, encoding, limit):

@@ -1,0 +1,185 @@
+"""``countrss``: a thin command line over :mod:`rscount`.
+
+    countrss --task xor3 --exact
+    countrss --knowledge "a ^ b" --support "1,1" --enumerate 5
+    countrss --cnf phi.cnf --approx --epsilon 0.5 --delta 0.1 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from . import api
+from .counters import COUNTERS
+from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
+from .encoding import encode
+from .errors import CountTimeout, RscountError
+from .problem import MAP_CLASSES
+from .spec import load_spec, task_from_spec, task_from_text
+from .tasks import get_task, task_names
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
+                "shortcuts) of a neuro-symbolic task before any model is trained.")
+    src = p.add_argument_group("task (pick one)")
+    src.add_argument("--task", help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... (see --list-tasks)")
+    src.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="task parameter (repeatable)")
+    src.add_argument("--spec", metavar="FILE", help="task spec file (YAML/JSON, see knowledge/)")
+    src.add_argument("--cnf", metavar="FILE", help="DIMACS CNF: variables are boolean concepts, label = formula holds")
+    src.add_argument("--knowledge", action="append", metavar="TEXT",
+                     help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
+    src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
+    src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
+    sup = p.add_argument_group("support and supervision")
+    sup.add_argument("--support", metavar="SUPPORT",
+                     help="'exhaustive' (default unless the task has its own) or vectors '1,1,1;0,1,0'")
+    sup.add_argument("--subsample", metavar="F|N", help="keep a seeded fraction or count of the support")
+    sup.add_argument("--support-file", metavar="PATH", help="support vectors from CSV or a JSON list")
+    sup.add_argument("--seed", type=int, default=0, help="seed for --subsample and --concept-sup (default 0)")
+    sup.add_argument("--concept-sup", metavar="F|N", help="fraction or count of support vectors with observed concepts")
+    sup.add_argument("--supervise", action="append", default=[], metavar="NAME[=VALUE]",
+                     help="a concept (or one value of it) supervised wherever it appears (repeatable)")
+    how = p.add_argument_group("counting")
+    how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
+    mode = how.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
+    mode.add_argument("--approx", action="store_true", help="ApproxMC (epsilon, delta) estimate")
+    how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself")
+    how.add_argument("--epsilon", type=float, default=0.8, help="ApproxMC tolerance (default 0.8)")
+    how.add_argument("--delta", type=float, default=0.2, help="ApproxMC confidence 1-delta (default 0.2)")
+    how.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit 3)")
+    how.add_argument("--memory-limit", type=int, metavar="MB", help="memory limit for native backends")
+    out = p.add_argument_group("output")
+    out.add_argument("--enumerate", type=int, metavar="N", help="also print up to N optimal maps")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--emit-dimacs", metavar="PATH", help="write the encoding as DIMACS with 'c p show'")
+    out.add_argument("--progress", action="store_true", help="status lines on stderr (default: when a terminal)")
+    out.add_argument("--quiet", action="store_true", help="no status lines")
+    return p
+
+
+def _params(items: Sequence[str]) -> dict:
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise _UsageError(f"--param {item!r} must look like KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _task(args):
+    chosen = [name for name in ("task", "spec", "cnf", "knowledge") if getattr(args, name)]
+    if len(chosen) != 1:
+        raise _UsageError("give exactly one of --task, --spec, --cnf, --knowledge" +
+                          (f" (got {', '.join('--' + c for c in chosen)})" if chosen else ""))
+    if args.concepts and not args.knowledge:
+        raise _UsageError("--concepts goes with --knowledge")
+    if args.param and not args.task:
+        raise _UsageError("--param goes with --task")
+    if args.task:
+        return get_task(args.task, **_params(args.param))
+    if args.spec:
+        return task_from_spec(load_spec(args.spec))
+    if args.cnf:
+        return task_from_cnf(read_dimacs(args.cnf), name=f"cnf:{args.cnf}")
+    return task_from_text(args.knowledge, args.concepts)
+
+
+def _list_tasks(out) -> None:
+    for name in task_names():
+        try:
+            task = get_task(name)
+        except RscountError as exc:  # e.g. cnf needs a file
+            print(f"{name}: {str(exc).split(';')[0]}", file=out)
+            continue
+        params = ", ".join(f"{k}={v}" for k, v in task.params)
+        support = "exhaustive" if task.default_support is None else f"{len(task.default_support)} vectors"
+        print(f"{name}: {task.description or task.name}", file=out)
+        print(f"    {task.summary().split(': ', 1)[1]}; support {support} of {task.space_size}"
+              + (f"; params {params}" if params else ""), file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out)."""
+    out, err = sys.stdout, sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+        if args.list_tasks:
+            _list_tasks(out)
+            return 0
+        if args.backend and args.approx and args.backend != "approxmc":
+            raise _UsageError(f"--approx uses approxmc; it cannot be combined with --backend {args.backend}")
+        if args.enumerate is not None and args.enumerate < 0:
+            raise _UsageError("--enumerate takes a non-negative number of maps")
+        if args.timeout is not None and args.timeout <= 0:
+            raise _UsageError("--timeout must be positive")
+        show = args.progress or (err.isatty() and not args.quiet and not args.json)
+        progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
+        task = _task(args)
+        problem = api.make_problem(task, map_class=args.map_class, support=args.support,
+                                   subsample=args.subsample, seed=args.seed, support_file=args.support_file,
+                                   concept_sup=args.concept_sup, supervise=args.supervise)
+        if args.emit_dimacs:
+            _emit(problem, args.emit_dimacs)
+        result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                   epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
+                                   memory_mb=args.memory_limit, progress=progress)
+        maps = [str(m) for m in result.maps(args.enumerate)] if args.enumerate else []
+        if args.json:
+            data = result.to_dict()
+            if args.enumerate is not None:
+                data["maps"] = maps
+            print(json.dumps(data), file=out)
+        else:
+            print(result, file=out)
+            if maps:
+                print(f"maps (first {len(maps)}):", file=out)
+                for m in maps:
+                    print(f"  {m}", file=out)
+        return 0
+    except _UsageError as exc:
+        print(f"countrss: error: {exc}", file=err)
+        return 2
+    except CountTimeout as exc:
+        if "args" in locals() and args.json:
+            print(json.dumps({"status": "timeout", "count": None, "exact": False, "error": str(exc)}), file=out)
+        print(f"countrss: error: {exc}", file=err)
+        return exc.exit_status
+    except RscountError as exc:
+        print(f"countrss: error: {exc}", file=err)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("countrss: interrupted", file=err)
+        return 130
+
+
+def _emit(problem, path: str) -> None:
+    encoding = encode(problem)
+    header = [f"rscount encoding of {problem.describe()}",
+              "count the models projected on the 'c p show' variables to get the number of optimal maps",
+              "every other variable is a gate fully determined by the shown ones"]
+    write_atomic(path, format_dimacs(encoding.nvars, encoding.clauses, encoding.alpha,
+                                     encoding.variable_names(), header))
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

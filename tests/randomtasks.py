@@ -1,0 +1,111 @@
+"""Random small problems for checking every backend against brute force."""
+from __future__ import annotations
+
+import random
+
+import rscount
+from rscount.counters.bruteforce import LIMIT, number_of_candidates
+
+CLASSES = ["free", "complete", "permutation", "disentangled", "shared", "joint"]
+
+
+def _int_expr(rng, names, depth):
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice(names + [str(rng.randint(0, 2))])
+    op = rng.choice(["+", "-", "*", "Max", "Min", "ITE", "%"])
+    a, b = _int_expr(rng, names, depth - 1), _int_expr(rng, names, depth - 1)
+    if op in ("Max", "Min"):
+        return f"{op}({a}, {b})"
+    if op == "ITE":
+        return f"ITE({_bool_expr(rng, names, [], depth - 1)}, {a}, {b})"
+    if op == "%":
+        return f"({a}) % {rng.randint(2, 3)}"
+    return f"({a} {op} {b})"
+
+
+def _bool_expr(rng, ints, bools, depth):
+    if depth == 0 or rng.random() < 0.25:
+        if bools and rng.random() < 0.6:
+            return rng.choice(bools)
+        if ints:
+            a, b = rng.choice(ints), rng.choice(ints + [str(rng.randint(0, 2))])
+            return f"({a} {rng.choice(['==', '!=', '<', '>=', '<='])} {b})"
+        return rng.choice(bools)
+    op = rng.choice(["&", "|", "^", "~", "Implies", "Equivalent", "cmp", "Xor3"])
+    sub = lambda: _bool_expr(rng, ints, bools, depth - 1)
+    if op == "~":
+        return f"~({sub()})"
+    if op in ("Implies", "Equivalent"):
+        return f"{op}({sub()}, {sub()})"
+    if op == "Xor3":
+        return f"Xor({sub()}, {sub()}, {sub()})"
+    if op == "cmp" and ints:
+        return f"({_int_expr(rng, ints, depth - 1)} {rng.choice(['==', '!=', '<', '>'])} {_int_expr(rng, ints, depth - 1)})"
+    return f"({sub()} {op if op in '&|^' else '&'} {sub()})"
+
+
+def random_cnf_task(rng, k):
+    names = [f"x{i}" for i in range(1, k + 1)]
+    clauses = []
+    for _ in range(rng.randint(1, 4)):
+        vs = rng.sample(names, rng.randint(1, min(3, k)))
+        clauses.append("(" + " | ".join(v if rng.random() < 0.5 else f"~{v}" for v in vs) + ")")
+    return rscount.task_from_spec({"name": "rcnf", "concepts": names, "labels": [" & ".join(clauses)],
+                                   "groups": [names]})
+
+
+def random_categorical_task(rng):
+    k = rng.randint(2, 3)
+    concepts, ints, bools = {}, [], []
+    for i in range(k):
+        size = rng.randint(2, 3)
+        name = f"c{i + 1}"
+        if size == 2 and rng.random() < 0.5:
+            concepts[name] = "bool"
+            bools.append(name)
+        else:
+            concepts[name] = f"0..{size - 1}"
+            ints.append(name)
+    labels = [_bool_expr(rng, ints, bools, 2) if rng.random() < 0.5 or not ints else _int_expr(rng, ints, 2)
+              for _ in range(rng.randint(1, 2))]
+    groups = []
+    same = [n for n in ints if concepts[n] == concepts[ints[0]]] if ints else []
+    if len(same) >= 2:
+        groups.append(same)
+    elif len(bools) >= 2:
+        groups.append(bools)
+    return rscount.task_from_spec({"name": "rcat", "concepts": concepts, "labels": labels, "groups": groups})
+
+
+def random_problem(seed: int, map_class: str):
+    """A random task (CNF or categorical), support and supervision small enough for brute force."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        if rng.random() < 0.5:
+            task = random_cnf_task(rng, rng.randint(2, 3 if map_class in ("free", "joint") else 4))
+        else:
+            task = random_categorical_task(rng)
+        if map_class == "joint" and task.space_size > 6:
+            continue
+        size = task.space_size
+        if rng.random() < 0.35:
+            support = "exhaustive"
+        else:
+            rows = rng.sample(range(size), rng.randint(1, size))
+            support = rows
+        concept_sup = rng.choice([None, None, 1, 2]) if support == "exhaustive" else rng.choice([None, None, 1])
+        supervise = []
+        if rng.random() < 0.25:
+            c = rng.choice(task.concepts)
+            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
+        problem = rscount.make_problem(task, map_class=map_class, support=support if support == "exhaustive"
+                                       else _rows(task, rows), concept_sup=concept_sup, supervise=supervise,
+                                       seed=seed)
+        if number_of_candidates(problem) <= LIMIT // 10:
+            return problem
+    raise RuntimeError("no small problem found")
+
+
+def _rows(task, indices):
+    from rscount.support import _grid
+    return [list(r) for r in _grid(task.sizes, indices).tolist()]

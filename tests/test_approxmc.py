@@ -1,0 +1,53 @@
+"""ApproxMC: the pinned version, the known pyapproxmc bug, and the (epsilon, delta) guarantee."""
+from importlib.metadata import version
+
+import pytest
+
+import rscount
+from rscount.counters.approxmc import VERIFIED, count_cnf
+from randomtasks import random_problem
+
+
+def test_pinned_version_is_verified():
+    assert version("pyapproxmc") in VERIFIED
+
+
+def test_known_bug_xor_of_two_variables():
+    # pyapproxmc 4.3.x / 4.4.0 answer 1 here.
+    assert count_cnf([(1, 2), (-1, -2)], [1, 2], 0.8, 0.2) == 2
+
+
+def test_known_bug_variable_in_no_clause():
+    # Variables that appear in no clause must still double the count.
+    assert count_cnf([(1, 2), (-1, -2)], [1, 2, 3], 0.8, 0.2) == 4
+    assert count_cnf([(1, 2)], [1, 2, 3, 4, 5], 0.8, 0.2) == 24
+
+
+def test_result_is_marked_approximate():
+    r = rscount.count("xor3", approx=True, epsilon=0.5, delta=0.1)
+    assert not r.exact and r.backend == "approxmc"
+    assert r.epsilon == 0.5 and r.delta == 0.1
+    assert r.lower <= 24 <= r.upper
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.8, 0.2), (0.3, 0.1)])
+def test_within_factor_with_stated_probability(epsilon, delta):
+    misses, total = 0, 0
+    for seed in range(60):
+        for map_class in ("free", "complete", "disentangled"):
+            problem = random_problem(seed, map_class)
+            truth = rscount.count_problem(problem, "bruteforce").count
+            est = rscount.count_problem(problem, "approxmc", epsilon=epsilon, delta=delta, seed=seed + 1)
+            total += 1
+            if not (truth / (1 + epsilon) <= est.count <= truth * (1 + epsilon)):
+                misses += 1
+            else:
+                assert est.lower <= truth <= est.upper
+    # Each estimate fails with probability <= delta; allow sampling slack above delta * total.
+    assert misses <= delta * total + 3 * (delta * total) ** 0.5
+
+
+def test_large_count_estimate():
+    exact = rscount.count("xor4", map_class="free", backend="ganak").count
+    est = rscount.count("xor4", map_class="free", approx=True)
+    assert est.lower <= exact <= est.upper

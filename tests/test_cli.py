@@ -1,0 +1,145 @@
+"""The countrss command: output, JSON, options and one-line errors."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rscount.cli import main
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_main_job(capsys):
+    code, out, err = run(["--task", "xor3", "--exact"], capsys)
+    assert code == 0
+    for words in ("xor3", "exhaustive (8 vectors)", "complete", "optimal maps  24", "shortcuts     23",
+                  "ganak", "exact", "time"):
+        assert words in out
+
+
+def test_json_fields(capsys):
+    code, out, _ = run(["--task", "xor3", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0
+    for key in ("task", "map_class", "support_size", "count", "rs_count", "exact", "lower", "upper",
+                "epsilon", "delta", "backend", "seconds", "encoding"):
+        assert key in data
+    assert data["count"] == 24 and data["rs_count"] == 23 and data["exact"] is True
+    assert data["encoding"]["vars"] > 0 and data["encoding"]["clauses"] > 0
+
+
+def test_json_approx(capsys):
+    code, out, _ = run(["--task", "xor3", "--approx", "--epsilon", "0.5", "--delta", "0.1", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["exact"] is False and data["epsilon"] == 0.5 and data["delta"] == 0.1
+    assert data["lower"] <= 24 <= data["upper"]
+
+
+def test_enumerate(capsys):
+    code, out, _ = run(["--task", "xor3", "--enumerate", "3", "--json"], capsys)
+    assert code == 0 and len(json.loads(out)["maps"]) == 3
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--task", "and3", "--support", "1,1,1"], 48),
+    (["--task", "and3", "--support", "0,1,0"], 336),
+    (["--task", "xor3", "--subsample", "1", "--seed", "3"], 192),
+    (["--task", "xor3", "--supervise", "c1"], 4),
+    (["--task", "xor3", "--concept-sup", "1.0"], 1),
+    (["--knowledge", "a ^ b ^ c"], 24),
+    (["--knowledge", "d1 + d2", "--concepts", "d1=0..2,d2=0..2", "--map-class", "disentangled"], 1),
+    (["--task", "xor3", "--map-class", "joint"], 65536),
+    (["--task", "xor", "--param", "k=3"], 24),
+])
+def test_counts_from_the_command_line(args, expected, capsys):
+    code, out, err = run(args + ["--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["count"] == expected
+
+
+def test_support_file(tmp_path, capsys):
+    f = tmp_path / "s.csv"
+    f.write_text("c1,c2,c3\n1,1,1\n")
+    code, out, _ = run(["--task", "and3", "--support-file", str(f), "--json"], capsys)
+    assert json.loads(out)["count"] == 48
+    g = tmp_path / "s.json"
+    g.write_text("[[0, 1, 0]]")
+    code, out, _ = run(["--task", "and3", "--support-file", str(g), "--json"], capsys)
+    assert json.loads(out)["count"] == 336
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--task", "nosuch"], "unknown task 'nosuch'"),
+    (["--knowledge", "a & foo("], "syntax error"),
+    (["--knowledge", "a & b", "--concepts", "a"], "unknown symbol 'b'"),
+    (["--task", "xor3", "--support", "1,1"], "has 2 values"),
+    (["--task", "xor3", "--support", "1,2,1"], "not in the domain"),
+    (["--task", "xor3", "--support", ";"], "lists no vector"),
+    (["--task", "xor3", "--subsample", "0"], "keeps no vector"),
+    (["--task", "xor3", "--exact", "--approx"], "not allowed with"),
+    (["--task", "xor3", "--approx", "--backend", "ganak"], "--approx uses approxmc"),
+    (["--task", "xor3", "--cnf", "x.cnf"], "exactly one of"),
+    (["--task", "xor3", "--supervise", "zz"], "unknown concept 'zz'"),
+    (["--task", "xor3", "--map-class", "joint", "--backend", "ganak"], "no CNF encoding"),
+    (["--task", "xor3", "--param", "k=4"], "already fixes k=3"),
+    (["--spec", "/nonexistent.yaml"], "cannot read spec file"),
+    (["--cnf", "/nonexistent.cnf"], "cannot read DIMACS"),
+])
+def test_bad_input_one_line_exit_2(args, words, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("countrss: error:") and words in err, err
+    assert "Traceback" not in err
+
+
+def test_malformed_dimacs_and_no_file_left(tmp_path, capsys):
+    bad = tmp_path / "bad.cnf"
+    bad.write_text("p cnf 2 1\n1 5 0\n")
+    target = tmp_path / "out.cnf"
+    code, out, err = run(["--cnf", str(bad), "--emit-dimacs", str(target)], capsys)
+    assert code == 2 and "exceeds" in err and not target.exists()
+    assert list(tmp_path.iterdir()) == [bad]
+
+
+def test_emit_into_missing_folder(tmp_path, capsys):
+    code, out, err = run(["--task", "xor3", "--emit-dimacs", str(tmp_path / "no" / "x.cnf")], capsys)
+    assert code == 2 and "does not exist" in err
+
+
+def test_timeout_exits_nonzero_and_says_so(capsys):
+    code, out, err = run(["--task", "xor6", "--backend", "ganak", "--timeout", "0.5", "--json"], capsys)
+    assert code == 3 and "timed out" in err
+    assert json.loads(out)["status"] == "timeout"
+
+
+def test_contradictory_knowledge_spec(tmp_path, capsys):
+    spec = tmp_path / "k.yaml"
+    spec.write_text("concepts: {a: bool, b: bool}\nrelation:\n  labels: {y: bool}\n"
+                    "  constraints: ['y >> a', 'y']\n")
+    code, out, err = run(["--spec", str(spec)], capsys)
+    assert code == 2 and "contradictory knowledge" in err
+
+
+def test_nondeterministic_knowledge_spec(tmp_path, capsys):
+    spec = tmp_path / "k.yaml"
+    spec.write_text("concepts: {a: bool, b: bool}\nrelation:\n  labels: {y: bool}\n"
+                    "  constraints: ['y >> (a | b)']\n")
+    code, out, err = run(["--spec", str(spec)], capsys)
+    assert code == 2 and "not deterministic" in err
+
+
+def test_list_tasks(capsys):
+    code, out, _ = run(["--list-tasks"], capsys)
+    assert code == 0 and "xor" in out and "mnadd" in out
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "rscount.cli", "--task", "and3", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 6

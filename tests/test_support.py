@@ -1,0 +1,50 @@
+"""Supports and supervision options."""
+import numpy as np
+import pytest
+
+import rscount
+from rscount import support as S
+from rscount.errors import SupportError, TaskError
+
+
+def test_exhaustive_and_subsample():
+    task = rscount.get_task("xor4")
+    assert len(S.exhaustive(task)) == 16
+    a = S.subsample(task, 0.5, seed=1)
+    b = S.subsample(task, 0.5, seed=1)
+    assert len(a) == 8 and np.array_equal(a.vectors, b.vectors)
+    assert not np.array_equal(a.vectors, S.subsample(task, 0.5, seed=2).vectors)
+    assert len(S.subsample(task, 3, seed=0)) == 3
+    with pytest.raises(SupportError, match="only 16 exist"):
+        S.subsample(task, 17)
+
+
+def test_explicit_and_named_values():
+    task = rscount.task_from_spec({"concepts": {"col": ["red", "blue"], "n": "0..2"}, "labels": ["col == red"]})
+    sup = S.explicit(task, "red,2; blue,0")
+    assert sup.vectors.tolist() == [[0, 2], [1, 0]]
+    with pytest.raises(SupportError, match="not in the domain of col"):
+        S.explicit(task, "green,1")
+
+
+def test_duplicates_are_merged():
+    assert len(S.explicit(rscount.get_task("xor3"), "1,1,1;1,1,1")) == 1
+
+
+def test_concept_supervision_counts():
+    # supervising c1 everywhere pins it: remaining maps permute and negate c2, c3 consistently
+    assert rscount.count("xor3", supervise=["c1"]).count == 4
+    assert rscount.count("xor3", supervise=["c1=1"], backend="bruteforce").count == \
+        rscount.count("xor3", supervise=["c1=1"]).count
+    with pytest.raises(SupportError, match="not in the domain"):
+        rscount.count("xor3", supervise=["c1=5"])
+
+
+def test_unknown_map_class():
+    with pytest.raises(rscount.EncodingError, match="unknown map class"):
+        rscount.count("xor3", map_class="weird")
+
+
+def test_unknown_task_lists_known():
+    with pytest.raises(TaskError, match="known tasks"):
+        rscount.get_task("nope")
