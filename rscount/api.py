@@ -65,7 +65,9 @@ def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = F
         return "approxmc"
     if problem.map_class == "joint":
         return "closed-form"
-    for name in ("ganak", "sdd", "enumerate"):
+    if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
+        return "structural"
+    for name in ("sdd", "ganak", "enumerate"):
         if COUNTERS[name].unavailable() is None:
             return name
     raise BackendError("no exact backend is installed; pip install pyganak (or pysdd, python-sat)")
@@ -107,7 +109,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
-        encoding=encoding.size if encoding is not None else None, notes=tally.notes,
+        encoding=encoding.size if encoding is not None else tally.encoding, notes=tally.notes,
         warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
 
 

@@ -68,16 +68,28 @@ class Encoding:
         return out
 
 
-def encode(problem: Problem, progress: Callable[[int, int], None] | None = None) -> Encoding:
-    """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`)."""
+def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
+           sigma: tuple | None = None) -> Encoding:
+    """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`).
+
+    With ``sigma`` (predicted concept i reads ground-truth concept ``sigma[i]``,
+    a permutation) only the complete maps with that concept assignment are
+    encoded: the value maps of one block of the structural counter.
+    """
     cls = problem.map_class
     if cls not in CNF_CLASSES:
         raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use --backend closed-form")
     task = problem.task
     k, sizes = task.k, task.sizes
     local = cls in ("disentangled", "shared")
+    if sigma is not None and (local or sorted(sigma) != list(range(k))):
+        raise EncodingError("a fixed concept assignment needs class complete/permutation and a permutation")
     rep = problem.representative
-    allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
+    if sigma is not None:
+        allowed = [[sigma[i]] for i in range(k)]
+    else:
+        allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
+    readers = [[i for i in range(k) if j in allowed[i]] for j in range(k)]
     circuit = Circuit()
     alpha_keys: dict = {}
 
@@ -94,12 +106,12 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None)
         return var
 
     columns = [(j, u) for j in range(k) if not local or rep(j) == j for u in range(sizes[j])]
-    rows_of = {(j, u): [A(i, v, j, u) for i in (range(k) if not local else (j,)) for v in range(sizes[i])]
-               for j, u in columns}  # creates the alpha variables first: ids 1..m
+    # Creating the alpha variables before anything else makes them ids 1..m.
+    rows_of = {(j, u): [A(i, v, j, u) for i in readers[j] for v in range(sizes[i])] for j, u in columns}
     alpha = tuple(sorted(alpha_keys))
     for lits in rows_of.values():  # Eq. 11: each gt value goes to exactly one predicted value
         circuit.exactly_one(lits)
-    if cls in ("complete", "permutation"):
+    if cls in ("complete", "permutation") and sigma is None:
         O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(sizes[j]))
              for i in range(k) for j in range(k)}  # Eq. 10
         for j in range(k):  # Eq. 14

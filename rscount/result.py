@@ -75,6 +75,7 @@ class Tally:
     epsilon: float | None = None
     delta: float | None = None
     notes: tuple = ()
+    encoding: dict | None = None  # size of the CNF the backend built itself, if any
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,11 @@ class CountResult:
         ]
         if not self.exact:
             lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
-        enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses" if self.encoding else ""
+        enc = ""
+        if self.encoding:
+            n = self.encoding.get("blocks")
+            blocks = f" for the largest of {n} block{'s' if n != 1 else ''}" if n else ""
+            enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses{blocks}"
         lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.seconds:.3f} s"]
         lines += [f"note          {n}" for n in self.notes]
         lines += [f"warning       {w}" for w in self.warnings]

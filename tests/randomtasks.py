@@ -101,7 +101,7 @@ def random_problem(seed: int, map_class: str):
         problem = rscount.make_problem(task, map_class=map_class, support=support if support == "exhaustive"
                                        else _rows(task, rows), concept_sup=concept_sup, supervise=supervise,
                                        seed=seed)
-        if number_of_candidates(problem) <= LIMIT // 10:
+        if number_of_candidates(problem) <= LIMIT // 60:
             return problem
     raise RuntimeError("no small problem found")
 

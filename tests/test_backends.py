@@ -53,6 +53,11 @@ class TestEnumerate(Contract):
         assert any(m.is_identity for m in maps)
 
 
+class TestStructural(Contract):
+    backend = "structural"
+    classes = ["complete", "permutation"]
+
+
 class TestClosedForm(Contract):
     backend = "closed-form"
     classes = ["joint"]
@@ -63,3 +68,19 @@ def test_permutation_equals_complete():
         problem, expected = oracle(seed, "complete")
         perm = rscount.Problem(problem.task, problem.support, "permutation", problem.supervision)
         assert rscount.count_problem(perm, "enumerate").count == expected
+
+
+@pytest.mark.parametrize("k", range(2, 9))
+def test_structural_closed_forms(k):
+    import math
+    assert rscount.count(f"xor{k}", backend="structural").count == math.factorial(k) * 2 ** (k - 1)
+    assert rscount.count(f"and{k}", backend="structural").count == math.factorial(k)
+
+
+def test_structural_double_cosets_cover_all_permutations():
+    import math
+    from rscount.counters.structural import cosets
+    for gt, pred in [([(0, 1), (2,), (3, 4)], [(0,), (1, 2, 3), (4,)]), ([(0, 1, 2, 3)], [(0, 1), (2, 3)])]:
+        reps = list(cosets(gt, pred))
+        assert sum(size for _, size in reps) == math.factorial(5 if len(gt) == 3 else 4)
+        assert len({sigma for sigma, _ in reps}) == len(reps)

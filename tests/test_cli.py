@@ -19,7 +19,7 @@ def test_main_job(capsys):
     code, out, err = run(["--task", "xor3", "--exact"], capsys)
     assert code == 0
     for words in ("xor3", "exhaustive (8 vectors)", "complete", "optimal maps  24", "shortcuts     23",
-                  "ganak", "exact", "time"):
+                  "backend", "exact", "time"):
         assert words in out
 
 

@@ -1,17 +1,18 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'sdd']
+['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'sdd', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, bruteforce, closedform, enumerate as enumerate_, ganak, sdd
+from . import approxmc, bruteforce, closedform, enumerate as enumerate_, ganak, sdd, structural
 from .base import Counter, Options
 
 __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 
 COUNTERS: dict = {
+    "structural": structural.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

@@ -97,6 +97,53 @@ def mnadd(digits=2, values=10, **params) -> Task:
     })
 
 
+def kand_logic(figures=2, primitives=3, **params) -> Task:
+    """Kand-Logic: y = OR over pred in {diff,two,same}{col,sha} of AND over figures pred(figure)."""
+    _no_extra(params, "kand-logic")
+    figures, primitives = _int(figures, "figures", 1, 8), _int(primitives, "primitives", 2, 6)
+    concepts, defs = {}, {}
+    for f in range(1, figures + 1):
+        for p in range(1, primitives + 1):
+            concepts[f"sha{f}_{p}"] = ["square", "circle", "triangle"]
+            concepts[f"col{f}_{p}"] = ["red", "yellow", "blue"]
+        for attr, word in (("col", "col"), ("sha", "sha")):
+            names = [f"{attr}{f}_{p}" for p in range(1, primitives + 1)]
+            pairs = [(a, b) for n, a in enumerate(names) for b in names[n + 1:]]
+            defs[f"same{word}{f}"] = " & ".join(f"({a} == {b})" for a, b in pairs)
+            defs[f"diff{word}{f}"] = " & ".join(f"({a} != {b})" for a, b in pairs)
+            defs[f"two{word}{f}"] = f"~same{word}{f} & ~diff{word}{f}"
+    preds = [f"{kind}{word}" for word in ("col", "sha") for kind in ("diff", "two", "same")]
+    label = " | ".join("(" + " & ".join(f"{pred}{f}" for f in range(1, figures + 1)) + ")" for pred in preds)
+    return task_from_spec({
+        "name": "kand-logic" if (figures, primitives) == (2, 3) else f"kand-logic-{figures}x{primitives}",
+        "concepts": concepts, "definitions": defs, "labels": {"y": label},
+        "groups": {"shapes": [n for n in concepts if n.startswith("sha")],
+                   "colors": [n for n in concepts if n.startswith("col")]},
+        "description": f"Kand-Logic: {figures} figures x {primitives} primitives (shape, color); "
+                       f"y = some pattern holds in every figure",
+        "params": {"figures": figures, "primitives": primitives},
+    })
+
+
+def cle4evr(objects=2, colors=3, shapes=3, materials=2, sizes=2, **params) -> Task:
+    """CLE4EVR: positive iff two distinct objects share color and shape."""
+    _no_extra(params, "cle4evr")
+    objects = _int(objects, "objects", 2, 8)
+    doms = {"color": _int(colors, "colors", 1, 10), "shape": _int(shapes, "shapes", 1, 10),
+            "material": _int(materials, "materials", 1, 10), "size": _int(sizes, "sizes", 1, 10)}
+    concepts = {f"{attr}{o}": f"0..{n - 1}" for o in range(1, objects + 1) for attr, n in doms.items()}
+    pairs = [(a, b) for a in range(1, objects + 1) for b in range(a + 1, objects + 1)]
+    label = " | ".join(f"((color{a} == color{b}) & (shape{a} == shape{b}))" for a, b in pairs)
+    return task_from_spec({
+        "name": "cle4evr" if (objects, *doms.values()) == (2, 3, 3, 2, 2) else f"cle4evr-{objects}",
+        "concepts": concepts, "labels": {"y": label},
+        "groups": {attr: [f"{attr}{o}" for o in range(1, objects + 1)] for attr in doms},
+        "description": f"CLE4EVR: {objects} objects (color {doms['color']}, shape {doms['shape']}, "
+                       f"material {doms['material']}, size {doms['size']}); y = two objects share color and shape",
+        "params": {"objects": objects, **{k + "s": v for k, v in doms.items()}},
+    })
+
+
 def cnf(file=None, **params) -> Task:
     """rsbench's cnf task: boolean concepts, label 'the formula holds'."""
     _no_extra(params, "cnf")
@@ -107,5 +154,6 @@ def cnf(file=None, **params) -> Task:
 
 FAMILIES = {
     "xor": mnlogic("xor"), "and": mnlogic("and"), "or": mnlogic("or"),
-    "mnlogic-random": mnlogic_random, "mnadd": mnadd, "cnf": cnf,
+    "mnlogic-random": mnlogic_random, "mnadd": mnadd, "kand-logic": kand_logic, "cle4evr": cle4evr,
+    "cnf": cnf,
 }

@@ -1,0 +1,145 @@
+"""Structural exact counting for the complete and permutation classes.
+
+With one-hot predicted concepts, a complete map is a permutation sigma
+(predicted concept i reads ground-truth concept sigma(i)) plus one value map
+per concept, so ``count = sum_sigma N(sigma)``. N is constant on double
+cosets ``H sigma G``: G permutes interchangeable predicted concepts (swaps
+that keep beta_K), H interchangeable ground-truth concepts (swaps that keep
+both beta_K and the support). For Young subgroups these double cosets are the
+contingency tables between the two partitions, so N is computed once per
+table (by SDD compilation of that sigma's value maps) and multiplied by the
+table's size.
+"""
+from __future__ import annotations
+
+import math
+
+from ..encoding import encode
+from ..errors import BackendError
+from ..result import Tally
+from ..symmetry import knowledge_blocks, meet, support_blocks
+from .base import Deadline, Options, run_isolated
+from .sdd import compile_encoding, exact_model_count
+
+MAX_COSETS = 2000
+
+
+def _tables(rows: list, cols: list):
+    """Yield every non-negative integer matrix with the given row and column sums."""
+    r, c = len(rows), len(cols)
+
+    def fill(a: int, left_cols: list, acc: list):
+        if a == r:
+            if not any(left_cols):
+                yield [row[:] for row in acc]
+            return
+        yield from row_fill(a, 0, rows[a], left_cols, [], acc)
+
+    def row_fill(a, b, remaining, left_cols, row, acc):
+        if b == c - 1:
+            if remaining <= left_cols[b]:
+                new_cols = left_cols[:]
+                new_cols[b] -= remaining
+                yield from fill(a + 1, new_cols, acc + [row + [remaining]])
+            return
+        for x in range(min(remaining, left_cols[b]) + 1):
+            new_cols = left_cols[:]
+            new_cols[b] -= x
+            yield from row_fill(a, b + 1, remaining - x, new_cols, row + [x], acc)
+
+    yield from fill(0, list(cols), [])
+
+
+def cosets(gt_blocks: list, pred_blocks: list):
+    """Yield (representative sigma, number of permutations) for each double coset."""
+    k = sum(len(b) for b in gt_blocks)
+    for table in _tables([len(b) for b in gt_blocks], [len(b) for b in pred_blocks]):
+        sigma = [None] * k
+        gt_free = [list(b) for b in gt_blocks]
+        pred_free = [list(b) for b in pred_blocks]
+        size = math.prod(math.factorial(len(b)) for b in gt_blocks) * \
+            math.prod(math.factorial(len(b)) for b in pred_blocks)
+        for a, row in enumerate(table):
+            for b, m in enumerate(row):
+                for _ in range(m):
+                    sigma[pred_free[b].pop(0)] = gt_free[a].pop(0)
+                size //= math.factorial(m)
+        yield tuple(sigma), size
+
+
+def plan(problem):
+    """Return (gt blocks, predicted blocks) for the problem's symmetry, or raise if none is usable."""
+    if problem.map_class not in ("complete", "permutation"):
+        raise BackendError(f"structural counts the complete and permutation classes, not {problem.map_class!r}")
+    task, sup = problem.task, problem.supervision
+    k = task.k
+    if sup.vectors:
+        pred = gt = [(i,) for i in range(k)]
+    else:
+        fixed = frozenset(i for i, _ in sup.concepts)
+        pred = knowledge_blocks(task, fixed)
+        gt = meet(pred, support_blocks(problem, fixed))
+    return gt, pred
+
+
+def number_of_cosets(gt: list, pred: list, stop: int = MAX_COSETS + 1) -> int:
+    n = 0
+    for _ in _tables([len(b) for b in gt], [len(b) for b in pred]):
+        n += 1
+        if n >= stop:
+            break
+    return n
+
+
+class Structural:
+    name = "structural"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        try:
+            import pysdd.sdd  # noqa: F401
+        except ImportError:
+            return "pysdd is not installed (pip install pysdd)"
+        return None
+
+    def applies(self, problem) -> bool:
+        """Whether the symmetry leaves few enough blocks to count one by one."""
+        if problem.map_class not in ("complete", "permutation"):
+            return False
+        gt, pred = plan(problem)
+        return number_of_cosets(gt, pred) <= MAX_COSETS
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        gt, pred = plan(problem)
+        n = number_of_cosets(gt, pred)
+        if n > MAX_COSETS:
+            raise BackendError(f"structural: the problem has too little symmetry ({n}+ blocks to count, "
+                               f"limit {MAX_COSETS}); use --backend ganak or sdd")
+
+        def work():
+            deadline = Deadline(options.timeout, self.name)
+            total, largest = 0, {"vars": 0, "clauses": 0, "alpha_vars": 0}
+            for sigma, size in cosets(gt, pred):
+                deadline.check()
+                enc = encode(problem, sigma=sigma)
+                _, node = compile_encoding(enc)
+                total += size * exact_model_count(node, len(enc.alpha))
+                largest = max(largest, enc.size, key=lambda e: e["clauses"])
+            return total, dict(largest, blocks=n)
+
+        total, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        note = (f"structural: {n} concept assignment block(s) up to symmetry "
+                f"(interchangeable concepts: {_show(pred, problem.task)})")
+        return Tally(total, notes=(note,), encoding=size)
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+def _show(blocks: list, task) -> str:
+    groups = [b for b in blocks if len(b) > 1]
+    return "; ".join("{" + ",".join(task.concepts[i].name for i in b) + "}" for b in groups) or "none"
+
+
+BACKEND = Structural()
