@@ -12,9 +12,11 @@ import sys
 from typing import Sequence
 
 from . import api
+from .config import load_config
 from .counters import COUNTERS
 from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
+from .export import export_library
 from .errors import CountTimeout, RscountError
 from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
@@ -39,11 +41,15 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--task", help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... (see --list-tasks)")
     src.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="task parameter (repeatable)")
     src.add_argument("--spec", metavar="FILE", help="task spec file (YAML/JSON, see knowledge/)")
+    src.add_argument("--config", metavar="FILE", help="rsbench data-generator YAML (its in-distribution "
+                     "combinations are the support)")
     src.add_argument("--cnf", metavar="FILE", help="DIMACS CNF: variables are boolean concepts, label = formula holds")
     src.add_argument("--knowledge", action="append", metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
     src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
+    src.add_argument("--export-dimacs", metavar="DIR", help="write the knowledge of every library task "
+                     "as DIMACS into DIR (the repository's dimacs/) and exit")
     sup = p.add_argument_group("support and supervision")
     sup.add_argument("--support", metavar="SUPPORT",
                      help="'exhaustive' (default unless the task has its own) or vectors '1,1,1;0,1,0'")
@@ -83,9 +89,9 @@ def _params(items: Sequence[str]) -> dict:
 
 
 def _task(args):
-    chosen = [name for name in ("task", "spec", "cnf", "knowledge") if getattr(args, name)]
+    chosen = [name for name in ("task", "spec", "config", "cnf", "knowledge") if getattr(args, name)]
     if len(chosen) != 1:
-        raise _UsageError("give exactly one of --task, --spec, --cnf, --knowledge" +
+        raise _UsageError("give exactly one of --task, --spec, --config, --cnf, --knowledge" +
                           (f" (got {', '.join('--' + c for c in chosen)})" if chosen else ""))
     if args.concepts and not args.knowledge:
         raise _UsageError("--concepts goes with --knowledge")
@@ -95,6 +101,8 @@ def _task(args):
         return get_task(args.task, **_params(args.param))
     if args.spec:
         return task_from_spec(load_spec(args.spec))
+    if args.config:
+        return load_config(args.config)
     if args.cnf:
         return task_from_cnf(read_dimacs(args.cnf), name=f"cnf:{args.cnf}")
     return task_from_text(args.knowledge, args.concepts)
@@ -121,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.list_tasks:
             _list_tasks(out)
+            return 0
+        if args.export_dimacs:
+            for path in export_library(args.export_dimacs):
+                print(path, file=out)
             return 0
         if args.backend and args.approx and args.backend != "approxmc":
             raise _UsageError(f"--approx uses approxmc; it cannot be combined with --backend {args.backend}")
