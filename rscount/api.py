@@ -11,9 +11,10 @@ from typing import Callable, Optional, Sequence
 
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
+from .counters.base import Deadline
 from .encoding import encode
 from .errors import BackendError, EncodingError
-from .problem import MAP_CLASSES, Problem, make_supervision
+from .problem import Problem, make_supervision
 from .result import CountResult, Tally
 from .support import Support
 from .task import Task
@@ -94,7 +95,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     start = time.perf_counter()
     encoding = None
     if counter.needs_cnf:
-        encoding = encode(problem, _encoding_progress(progress, len(problem.support)))
+        encoding = encode(problem, _encoding_progress(progress, len(problem.support)),
+                          deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors for {name}",
+                                            "raise --timeout or count a smaller support (--subsample N)"))
         if timeout is not None:
             remaining = timeout - (time.perf_counter() - start)
             options = Options(timeout=max(remaining, 0.001), memory_mb=memory_mb, epsilon=epsilon,

@@ -69,12 +69,13 @@ class Encoding:
 
 
 def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
-           sigma: tuple | None = None) -> Encoding:
+           sigma: tuple | None = None, deadline=None) -> Encoding:
     """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`).
 
     With ``sigma`` (predicted concept i reads ground-truth concept ``sigma[i]``,
     a permutation) only the complete maps with that concept assignment are
-    encoded: the value maps of one block of the structural counter.
+    encoded: the value maps of one block of the structural counter. A
+    ``deadline`` (anything with ``check()``) is checked once per support vector.
     """
     cls = problem.map_class
     if cls not in CNF_CLASSES:
@@ -138,5 +139,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             circuit.assert_(Circuit.lookup(mapping, lit))
         if progress is not None:
             progress(row + 1, n)
+        if deadline is not None:
+            deadline.check()
     return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem,
                     circuit.constraints, circuit.defs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .circuit import FALSE, TRUE, Circuit
+from .circuit import Circuit
 from .problem import Problem
 from .task import Task
 
@@ -82,6 +82,9 @@ def _swap_invariant(task: Task, i: int, j: int) -> bool:
 def support_blocks(problem: Problem, fixed: frozenset = frozenset()) -> list:
     """Classes of concepts whose columns can be swapped without changing the support."""
     task, rows = problem.task, problem.support.vectors
+    if problem.support.exhaustive:
+        return _blocks(task.k, lambda i, j: i not in fixed and j not in fixed
+                       and task.concepts[i].domain == task.concepts[j].domain)
     base = {tuple(r) for r in rows.tolist()}
 
     def same(i: int, j: int) -> bool:

@@ -1,6 +1,4 @@
 """DIMACS: emitted encodings counted by an independent projected counter, and bad files."""
-import subprocess
-import sys
 
 import pytest
 

@@ -81,7 +81,6 @@ def test_mnadd_half_shared_matches_the_paper():
 def test_mnlogic_random_is_nontrivial():
     for seed in range(5):
         t = rscount.get_task("mnlogic-random", k=5, m=4, l=3, seed=seed)
-        import numpy as np
         from rscount.support import exhaustive
         y = t.evaluate(exhaustive(t).vectors)[:, 0]
         assert 0 < y.sum() < len(y)

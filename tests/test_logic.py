@@ -1,7 +1,6 @@
 """Knowledge language: safe parsing, typing, and compiled circuits that agree with evaluation."""
 import itertools
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 

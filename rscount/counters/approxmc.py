@@ -53,9 +53,6 @@ class ApproxMC:
         return None
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        reason = self.unavailable()
-        if reason:
-            raise BackendError(reason)
         eps, delta = options.epsilon, options.delta
         if not (eps > 0 and 0 < delta < 1):
             raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {eps} and {delta}")

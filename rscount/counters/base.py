@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Optional, Protocol
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 
-__all__ = ["Options", "Counter", "run_isolated", "Deadline", "Lit", "Clause"]
+__all__ = ["Options", "Counter", "run_isolated", "Deadline", "missing", "Lit", "Clause"]
 
 Lit = int
 Clause = tuple
@@ -52,17 +52,26 @@ class Counter(Protocol):
         """Yield optimal maps (optional; raise NotImplementedError otherwise)."""
 
 
+def missing(module: str, install: str) -> str | None:
+    """Return why ``module`` cannot be imported (with the pip line that fixes it), or None."""
+    import importlib
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return f"{module} is not installed (pip install {install})"
+    return None
+
+
 class Deadline:
     """Cheap time checks for pure-Python loops."""
 
-    def __init__(self, seconds: float | None, backend: str):
+    def __init__(self, seconds: float | None, backend: str, advice: str = "raise --timeout or try --approx"):
         self.end = None if seconds is None else time.monotonic() + seconds
-        self.seconds, self.backend = seconds, backend
+        self.seconds, self.backend, self.advice = seconds, backend, advice
 
     def check(self) -> None:
         if self.end is not None and time.monotonic() > self.end:
-            raise CountTimeout(f"{self.backend} timed out after {self.seconds:g} s; "
-                               f"raise --timeout or try --approx")
+            raise CountTimeout(f"{self.backend} timed out after {self.seconds:g} s; {self.advice}")
 
 
 def _child(conn, fn, memory_mb):

@@ -1,9 +1,8 @@
 """SAT enumeration with python-sat: block each model on the alpha variables."""
 from __future__ import annotations
 
-from ..errors import BackendError
 from ..result import Tally
-from .base import Deadline, Options
+from .base import Deadline, Options, missing
 
 SOLVER = "cadical153"
 
@@ -33,15 +32,9 @@ class Enumerate:
     needs_cnf = True
 
     def unavailable(self) -> str | None:
-        try:
-            import pysat.solvers  # noqa: F401
-        except ImportError:
-            return "python-sat is not installed (pip install python-sat)"
-        return None
+        return missing("pysat.solvers", "python-sat")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        if self.unavailable():
-            raise BackendError(self.unavailable())
         deadline = Deadline(options.timeout, self.name)
         n = 0
         for n, _ in enumerate(models(encoding, deadline=deadline), start=1):

@@ -1,9 +1,8 @@
 """Exact projected model counting with Ganak (pyganak)."""
 from __future__ import annotations
 
-from ..errors import BackendError
 from ..result import Tally
-from .base import Options, run_isolated
+from .base import Options, missing, run_isolated
 
 NOTE = ("ganak caches components by hash (probabilistic caching, no option to turn it off); "
         "the chance of a wrong count is astronomically small but not zero")
@@ -25,15 +24,9 @@ class Ganak:
     needs_cnf = True
 
     def unavailable(self) -> str | None:
-        try:
-            import pyganak  # noqa: F401
-        except ImportError:
-            return "pyganak is not installed (pip install pyganak)"
-        return None
+        return missing("pyganak", "pyganak")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        if self.unavailable():
-            raise BackendError(self.unavailable())
 
         n = run_isolated(lambda: count_cnf(encoding.nvars, encoding.clauses, encoding.alpha, options.seed),
                          self.name, options.timeout, options.memory_mb, options.progress)

@@ -7,9 +7,8 @@ the constraint clauses are conjoined. PySDD's own ``model_count()`` wraps at
 """
 from __future__ import annotations
 
-from ..errors import BackendError
 from ..result import Tally
-from .base import Options, run_isolated
+from .base import Options, missing, run_isolated
 
 
 def exact_model_count(node, total_vars: int) -> int:
@@ -90,15 +89,9 @@ class Sdd:
     needs_cnf = True
 
     def unavailable(self) -> str | None:
-        try:
-            import pysdd.sdd  # noqa: F401
-        except ImportError:
-            return "pysdd is not installed (pip install pysdd)"
-        return None
+        return missing("pysdd.sdd", "pysdd")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        if self.unavailable():
-            raise BackendError(self.unavailable())
 
         def work():
             mgr, node = compile_encoding(encoding)

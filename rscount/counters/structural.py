@@ -18,7 +18,7 @@ from ..encoding import encode
 from ..errors import BackendError
 from ..result import Tally
 from ..symmetry import knowledge_blocks, meet, support_blocks
-from .base import Deadline, Options, run_isolated
+from .base import Deadline, Options, missing, run_isolated
 from .sdd import compile_encoding, exact_model_count
 
 MAX_COSETS = 2000
@@ -97,11 +97,7 @@ class Structural:
     needs_cnf = False
 
     def unavailable(self) -> str | None:
-        try:
-            import pysdd.sdd  # noqa: F401
-        except ImportError:
-            return "pysdd is not installed (pip install pysdd)"
-        return None
+        return missing("pysdd.sdd", "pysdd")
 
     def applies(self, problem) -> bool:
         """Whether the symmetry leaves few enough blocks to count one by one."""
@@ -122,7 +118,7 @@ class Structural:
             total, largest = 0, {"vars": 0, "clauses": 0, "alpha_vars": 0}
             for sigma, size in cosets(gt, pred):
                 deadline.check()
-                enc = encode(problem, sigma=sigma)
+                enc = encode(problem, sigma=sigma, deadline=deadline)
                 _, node = compile_encoding(enc)
                 total += size * exact_model_count(node, len(enc.alpha))
                 largest = max(largest, enc.size, key=lambda e: e["clauses"])
