@@ -20,7 +20,7 @@ from .support import Support
 from .task import Task
 from .tasks import get_task
 
-__all__ = ["count", "make_problem", "count_problem", "choose_backend", "resolve_task"]
+__all__ = ["count", "make_problem", "count_problem", "choose_backend", "choose_backends", "resolve_task"]
 
 
 def resolve_task(task: str | Task, params: dict | None = None) -> Task:
@@ -58,20 +58,32 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     return Problem(task, base, map_class, supervision)
 
 
-def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = False) -> str:
-    """Pick the backend: ApproxMC for approx, else the fastest exact one available."""
+def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
+    """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
+
+    Without symmetry to exploit, SDD compilation is tried first under a short
+    budget (it is fastest when it succeeds) and Ganak gets the rest of the time.
+    """
     if approx:
         if exact:
             raise EncodingError("--exact and --approx exclude each other; pick one")
-        return "approxmc"
+        return ("approxmc",)
     if problem.map_class == "joint":
-        return "closed-form"
+        return ("closed-form",)
     if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
-        return "structural"
-    for name in ("sdd", "ganak", "enumerate"):
-        if COUNTERS[name].unavailable() is None:
-            return name
-    raise BackendError("no exact backend is installed; pip install pyganak (or pysdd, python-sat)")
+        return ("structural",)
+    plan = tuple(n for n in ("sdd", "ganak", "enumerate") if COUNTERS[n].unavailable() is None)
+    if not plan:
+        raise BackendError("no exact backend is installed; pip install pysdd or pyganak or python-sat")
+    return plan[:2]
+
+
+def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = False) -> str:
+    """Return the first backend :func:`count_problem` would try."""
+    return choose_backends(problem, exact, approx)[0]
+
+
+FIRST_TRY_SECONDS = 10.0
 
 
 def count_problem(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
@@ -83,26 +95,34 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         raise EncodingError(f"--approx uses approxmc; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
-    name = backend or choose_backend(problem, exact, approx)
-    counter = get_counter(name)
-    reason = counter.unavailable()
-    if reason:
-        raise BackendError(f"backend {name}: {reason}")
-    if problem.map_class == "joint" and counter.needs_cnf:
-        raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), not {name}")
-    options = Options(timeout=timeout, memory_mb=memory_mb, epsilon=epsilon, delta=delta, seed=seed,
-                      progress=progress)
+    plan = (backend,) if backend else choose_backends(problem, exact, approx)
+    counters = [get_counter(name) for name in plan]
+    for name, counter in zip(plan, counters):
+        reason = counter.unavailable()
+        if reason:
+            raise BackendError(f"backend {name}: {reason}")
+        if problem.map_class == "joint" and counter.needs_cnf:
+            raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), "
+                                f"not {name}")
     start = time.perf_counter()
-    encoding = None
-    if counter.needs_cnf:
+    encoding, notes = None, []
+    if any(c.needs_cnf for c in counters):
         encoding = encode(problem, _encoding_progress(progress, len(problem.support)),
-                          deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors for {name}",
+                          deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
                                             "raise --timeout or count a smaller support (--subsample N)"))
-        if timeout is not None:
-            remaining = timeout - (time.perf_counter() - start)
-            options = Options(timeout=max(remaining, 0.001), memory_mb=memory_mb, epsilon=epsilon,
-                              delta=delta, seed=seed, progress=progress)
-    tally: Tally = counter.count(problem, encoding, options)
+    for n, (name, counter) in enumerate(zip(plan, counters)):
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
+        last = n == len(plan) - 1
+        budget = remaining if last else min(FIRST_TRY_SECONDS, remaining or FIRST_TRY_SECONDS)
+        options = Options(timeout=budget, memory_mb=memory_mb, epsilon=epsilon, delta=delta, seed=seed,
+                          progress=progress)
+        try:
+            tally: Tally = counter.count(problem, encoding, options)
+            break
+        except BackendError as exc:
+            if last:
+                raise
+            notes.append(f"{name} gave up ({exc}); {plan[n + 1]} counted instead")
     seconds = time.perf_counter() - start
     if tally.count < 1:
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
@@ -112,7 +132,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
-        encoding=encoding.size if encoding is not None else tally.encoding, notes=tally.notes,
+        encoding=encoding.size if encoding is not None else tally.encoding, notes=tuple(notes) + tally.notes,
         warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
 
 

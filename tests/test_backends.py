@@ -84,3 +84,17 @@ def test_structural_double_cosets_cover_all_permutations():
         reps = list(cosets(gt, pred))
         assert sum(size for _, size in reps) == math.factorial(5 if len(gt) == 3 else 4)
         assert len({sigma for sigma, _ in reps}) == len(reps)
+
+
+def test_exact_falls_back_from_sdd_to_ganak(monkeypatch):
+    import rscount.api as api
+    monkeypatch.setattr(api, "FIRST_TRY_SECONDS", 0.001)
+    result = rscount.count("xor4", map_class="disentangled")
+    assert result.count == 8 and result.backend == "ganak"
+    assert any("sdd gave up" in note for note in result.notes)
+
+
+def test_exact_choice_names_the_backend_that_ran():
+    assert rscount.count("xor4").backend == "structural"
+    assert rscount.count("xor4", map_class="joint").backend == "closed-form"
+    assert rscount.count("xor4", map_class="shared").backend == "sdd"
