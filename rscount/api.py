@@ -13,7 +13,7 @@ from . import support as supports
 from .counters import COUNTERS, Options, get_counter
 from .counters.base import Deadline
 from .encoding import encode
-from .errors import BackendError, EncodingError
+from .errors import BackendError, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally
 from .support import Support
@@ -33,7 +33,8 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
                  concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None) -> Problem:
     """Assemble a :class:`Problem` from a task and the support and supervision options.
 
-    ``support`` is a Support, ``"exhaustive"``, explicit text ``"1,1;0,1"`` or a
+    ``support`` is a Support, ``"exhaustive"``, ``"by-label:N"`` (N vectors drawn
+    label first, as rsbench's generators do), explicit text ``"1,1;0,1"`` or a
     list of vectors; ``None`` means the task's default support. ``subsample``
     (a fraction or a count) then samples that support with ``seed``.
     """
@@ -48,6 +49,11 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         base = None if subsample is not None and task.default_support is None else supports.default(task)
     elif isinstance(support, str) and support.strip() == "exhaustive":
         base = None if subsample is not None else supports.exhaustive(task)
+    elif isinstance(support, str) and support.strip().startswith("by-label:"):
+        size = support.strip().split(":", 1)[1]
+        if not size.isdigit():
+            raise SupportError(f"support {support!r}: write by-label:N with N a number of vectors")
+        base = supports.by_label(task, int(size), seed)
     elif isinstance(support, str):
         base = supports.explicit(task, support)
     else:

@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "as DIMACS into DIR (the repository's dimacs/) and exit")
     sup = p.add_argument_group("support and supervision")
     sup.add_argument("--support", metavar="SUPPORT",
-                     help="'exhaustive' (default unless the task has its own) or vectors '1,1,1;0,1,0'")
+                     help="'exhaustive' (default unless the task has its own), 'by-label:N' (N vectors drawn "
+                     "label first, as rsbench's generators do) or vectors '1,1,1;0,1,0'")
     sup.add_argument("--subsample", metavar="F|N", help="keep a seeded fraction or count of the support")
     sup.add_argument("--support-file", metavar="PATH", help="support vectors from CSV or a JSON list")
     sup.add_argument("--seed", type=int, default=0, help="seed for --subsample and --concept-sup (default 0)")
@@ -190,7 +191,14 @@ def _emit(problem, path: str) -> None:
 
 
 def entry() -> None:
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `countrss --list-tasks | head`
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ from .errors import SupportError
 from .spec import vectors_from_values
 from .task import Task
 
-__all__ = ["Support", "exhaustive", "subsample", "explicit", "from_file", "default", "parse_amount",
-           "MAX_EXHAUSTIVE"]
+__all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "default",
+           "parse_amount", "MAX_EXHAUSTIVE"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -102,6 +102,27 @@ def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) ->
     picks = np.array(sorted(random.Random(seed).sample(range(total), n)), dtype=np.int64)
     vectors = base.vectors[picks] if base is not None else _grid(task.sizes, picks)
     return Support(vectors, f"subsample {n}/{total} (seed {seed})")
+
+
+def by_label(task: Task, n: int, seed: int = 0) -> Support:
+    """Sample as rsbench's generators do: a label vector uniformly, then a concept vector with that label.
+
+    Draws until ``n`` distinct vectors are found (or every vector is taken).
+    """
+    if n < 1:
+        raise SupportError(f"a label-first sample needs at least one vector, got {n}")
+    grid = exhaustive(task).vectors
+    labels = task.evaluate(grid)
+    _, group = np.unique(labels, axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+    rng = random.Random(seed)
+    chosen: set = set()
+    target = min(n, len(grid))
+    while len(chosen) < target:
+        pool = members[rng.randrange(len(members))]
+        chosen.add(int(pool[rng.randrange(len(pool))]))
+    return Support(grid[sorted(chosen)], f"label-first sample {target} (seed {seed})")
 
 
 def explicit(task: Task, text: str) -> Support:

@@ -48,3 +48,14 @@ def test_unknown_map_class():
 def test_unknown_task_lists_known():
     with pytest.raises(TaskError, match="known tasks"):
         rscount.get_task("nope")
+
+
+def test_label_first_sample_balances_labels():
+    task = rscount.get_task("and4")  # one positive vector among 16
+    sup = S.by_label(task, 4, seed=0)
+    labels = task.evaluate(sup.vectors)[:, 0]
+    assert len(sup) == 4 and labels.sum() == 1  # the rare label is drawn half the time
+    assert np.array_equal(S.by_label(task, 4, seed=0).vectors, sup.vectors)
+    assert rscount.count("and4", support="by-label:4", seed=0).support_size == 4
+    with pytest.raises(SupportError, match="by-label:N"):
+        rscount.count("and4", support="by-label:x")
