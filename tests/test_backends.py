@@ -98,3 +98,12 @@ def test_exact_choice_names_the_backend_that_ran():
     assert rscount.count("xor4").backend == "structural"
     assert rscount.count("xor4", map_class="joint").backend == "closed-form"
     assert rscount.count("xor4", map_class="shared").backend == "sdd"
+
+
+@pytest.mark.parametrize("name", ["xor4", "cle4evr", "mnadd-half", "mnlogic-random"])
+def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
+    from rscount import symmetry
+    task = rscount.get_task(name)
+    by_enumeration = symmetry.knowledge_blocks(task)
+    monkeypatch.setattr(symmetry, "ENUMERATE_UP_TO", 0)
+    assert symmetry.knowledge_blocks(task) == by_enumeration
