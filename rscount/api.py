@@ -112,18 +112,18 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                                 f"not {name}")
     start = time.perf_counter()
     encoding, notes = None, []
-    if any(c.needs_cnf for c in counters):
-        encoding = encode(problem, _encoding_progress(progress, len(problem.support)),
-                          deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
-                                            "raise --timeout or count a smaller support (--subsample N)"))
     for n, (name, counter) in enumerate(zip(plan, counters)):
+        if encoding is None and _wants_cnf(counter, problem):
+            encoding = encode(problem, _encoding_progress(progress, len(problem.support)),
+                              deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
+                                                "raise --timeout or count a smaller support (--subsample N)"))
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
         last = n == len(plan) - 1
         budget = remaining if last else min(FIRST_TRY_SECONDS, remaining or FIRST_TRY_SECONDS)
         options = Options(timeout=budget, memory_mb=memory_mb, epsilon=epsilon, delta=delta, seed=seed,
                           progress=progress)
         try:
-            tally: Tally = counter.count(problem, encoding, options)
+            tally: Tally = counter.count(problem, encoding if _wants_cnf(counter, problem) else None, options)
             break
         except BackendError as exc:
             if last:
@@ -159,6 +159,12 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
                            params=params)
     return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                          timeout=timeout, memory_mb=memory_mb, progress=progress)
+
+
+def _wants_cnf(counter, problem: Problem) -> bool:
+    """Whether ``counter`` needs the CNF encoding for this problem (some have other paths)."""
+    wants = getattr(counter, "wants_cnf", None)
+    return wants(problem) if wants is not None else counter.needs_cnf
 
 
 def _enumerator(problem: Problem, encoding):

@@ -107,3 +107,21 @@ def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
     by_enumeration = symmetry.knowledge_blocks(task)
     monkeypatch.setattr(symmetry, "ENUMERATE_UP_TO", 0)
     assert symmetry.knowledge_blocks(task) == by_enumeration
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_quantified_exhaustive_path_matches_per_vector_encoding(seed):
+    import random
+    from randomtasks import random_cnf_task
+    from rscount.counters import sdd
+    rng = random.Random(seed)
+    task = random_cnf_task(rng, rng.randint(2, 5))
+    supervise = [rng.choice(task.concepts).name] if rng.random() < 0.3 else []
+    for map_class in ("disentangled", "shared", "complete"):
+        problem = rscount.make_problem(task, map_class=map_class, support="exhaustive", supervise=supervise)
+        assert sdd.exhaustive_applies(problem)
+        per_vector = rscount.count_problem(problem, "ganak").count
+        if map_class == "complete":
+            assert rscount.count_problem(problem, "structural").count == per_vector
+        else:
+            assert sdd.count_exhaustive(problem) == per_vector

@@ -19,7 +19,7 @@ from ..errors import BackendError
 from ..result import Tally
 from ..symmetry import knowledge_blocks, meet, support_blocks
 from .base import Deadline, Options, missing, run_isolated
-from .sdd import compile_encoding, exact_model_count
+from .sdd import compile_encoding, count_exhaustive, exact_model_count, exhaustive_applies
 
 MAX_COSETS = 2000
 
@@ -116,13 +116,17 @@ class Structural:
         def work():
             deadline = Deadline(options.timeout, self.name)
             total, largest = 0, {"vars": 0, "clauses": 0, "alpha_vars": 0}
+            quantified = exhaustive_applies(problem)
             for sigma, size in cosets(gt, pred):
                 deadline.check()
+                if quantified:
+                    total += size * count_exhaustive(problem, sigma)
+                    continue
                 enc = encode(problem, sigma=sigma, deadline=deadline)
                 _, node = compile_encoding(enc)
                 total += size * exact_model_count(node, len(enc.alpha))
                 largest = max(largest, enc.size, key=lambda e: e["clauses"])
-            return total, dict(largest, blocks=n)
+            return total, (dict(largest, blocks=n) if not quantified else None)
 
         total, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
         note = (f"structural: {n} concept assignment block(s) up to symmetry "
