@@ -57,7 +57,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     elif isinstance(support, str):
         base = supports.explicit(task, support)
     else:
-        base = supports._from_rows(task, list(support), "explicit")
+        base = supports.from_rows(task, list(support))
     if subsample is not None:
         base = supports.subsample(task, subsample, seed, base)
     supervision = make_supervision(task, base, concept_sup, supervise, seed)

@@ -145,7 +145,10 @@ class CountResult:
         if self.encoding:
             n = self.encoding.get("blocks")
             blocks = f" for the largest of {n} block{'s' if n != 1 else ''}" if n else ""
-            enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses{blocks}"
+            if self.encoding.get("method") == "quantified SDD":
+                enc = f", quantified SDD over {self.encoding['vars']} vars, {self.encoding['sdd_nodes']} nodes{blocks}"
+            else:
+                enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses{blocks}"
         lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.seconds:.3f} s"]
         lines += [f"note          {n}" for n in self.notes]
         lines += [f"warning       {w}" for w in self.warnings]

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import KnowledgeError, TaskError
+from .errors import KnowledgeError, SupportError, TaskError
 from .logic import Const, Op, Var, free_names, parse
 from .task import Concept, Label, Task
 
@@ -196,22 +196,17 @@ def vectors_from_values(concepts: tuple, rows) -> tuple:
             row = [row]
         row = list(row)
         if len(row) != k:
-            raise _support_error(f"support vector {row!r} has {len(row)} values; the task has {k} concepts")
+            raise SupportError(f"support vector {row!r} has {len(row)} values; the task has {k} concepts")
         vec = []
         for c, v in zip(concepts, row):
             v = int(v) if isinstance(v, bool) else v
             try:
                 vec.append(c.index(v))
             except KeyError:
-                raise _support_error(f"support vector {row!r}: {v!r} is not in the domain of "
+                raise SupportError(f"support vector {row!r}: {v!r} is not in the domain of "
                                      f"{c.name} {list(c.domain)}") from None
         out.append(tuple(vec))
     return tuple(out)
-
-
-def _support_error(msg: str):
-    from .errors import SupportError
-    return SupportError(msg)
 
 
 def _labels(spec, cnames, values, definitions) -> tuple:

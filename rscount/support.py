@@ -21,7 +21,7 @@ from .errors import SupportError
 from .spec import vectors_from_values
 from .task import Task
 
-__all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "default",
+__all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
            "parse_amount", "MAX_EXHAUSTIVE"]
 
 MAX_EXHAUSTIVE = 1 << 24
@@ -130,7 +130,7 @@ def explicit(task: Task, text: str) -> Support:
     rows = [r.strip() for r in str(text).split(";") if r.strip()]
     if not rows:
         raise SupportError(f"support {text!r} lists no vector; write e.g. '1,1,1;0,1,0'")
-    return _from_rows(task, [[v.strip() for v in r.split(",")] for r in rows], "explicit")
+    return from_rows(task, [[v.strip() for v in r.split(",")] for r in rows], "explicit")
 
 
 def from_file(task: Task, path: str | Path) -> Support:
@@ -152,7 +152,7 @@ def from_file(task: Task, path: str | Path) -> Support:
         names = [c.name for c in task.concepts]
         if rows and [v.strip() for v in rows[0]] == names:
             rows = rows[1:]
-    return _from_rows(task, rows, f"file {path.name}")
+    return from_rows(task, rows, f"file {path.name}")
 
 
 def default(task: Task) -> Support:
@@ -162,7 +162,8 @@ def default(task: Task) -> Support:
     return Support(np.array(task.default_support, dtype=np.int64).reshape(-1, task.k), "task default")
 
 
-def _from_rows(task: Task, rows, kind: str) -> Support:
+def from_rows(task: Task, rows, kind: str = "explicit") -> Support:
+    """Build a support from rows of values (lists or compact strings), merging duplicates."""
     vectors = vectors_from_values(task.concepts, rows)
     if not vectors:
         raise SupportError(f"the {kind} support is empty; give at least one concept vector")

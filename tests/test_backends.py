@@ -124,4 +124,4 @@ def test_quantified_exhaustive_path_matches_per_vector_encoding(seed):
         if map_class == "complete":
             assert rscount.count_problem(problem, "structural").count == per_vector
         else:
-            assert sdd.count_exhaustive(problem) == per_vector
+            assert sdd.count_exhaustive(problem)[0] == per_vector

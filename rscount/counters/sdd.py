@@ -109,13 +109,14 @@ def exhaustive_applies(problem) -> bool:
             and problem.map_class in ("disentangled", "shared", "complete", "permutation"))
 
 
-def count_exhaustive(problem, sigma: tuple | None = None) -> int:
+def count_exhaustive(problem, sigma: tuple | None = None) -> tuple:
     """Count optimal maps on the exhaustive support by checking beta_K(alpha(c)) == beta_K(c) for all c.
 
     One SDD over the alpha variables and the concept value bits x holds
     "x one-hot implies alpha(x) one-hot, same labels, supervised concepts kept";
     the x bits are then universally quantified away. No per-vector copies.
     Classes: disentangled and shared, or complete/permutation with a fixed ``sigma``.
+    Return the count and the size of what was built (no clauses: an SDD).
     """
     from pysdd.sdd import SddManager, Vtree
 
@@ -180,7 +181,8 @@ def count_exhaustive(problem, sigma: tuple | None = None) -> int:
         for u in range(sizes[source[i]]):
             node &= _exactly_one(mgr, [a[(i, v, u)] for v in range(sizes[i])])
     xbits = sum(1 for key in index if key[0] == "x")
-    return exact_model_count(node, total) >> xbits
+    size = {"vars": total, "clauses": 0, "sdd_nodes": node.size(), "method": "quantified SDD"}
+    return exact_model_count(node, total) >> xbits, size
 
 
 class Sdd:
@@ -204,10 +206,10 @@ class Sdd:
             if self._quantified(problem):
                 return count_exhaustive(problem)
             mgr, node = compile_encoding(encoding)
-            return exact_model_count(node, len(encoding.alpha))
+            return exact_model_count(node, len(encoding.alpha)), None
 
-        n = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
-        return Tally(n, notes=(QUANTIFIED_NOTE,) if self._quantified(problem) else ())
+        n, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        return Tally(n, notes=(QUANTIFIED_NOTE,) if size else (), encoding=size)
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError

@@ -120,17 +120,21 @@ class Structural:
             for sigma, size in cosets(gt, pred):
                 deadline.check()
                 if quantified:
-                    total += size * count_exhaustive(problem, sigma)
+                    count, built = count_exhaustive(problem, sigma)
+                    total += size * count
+                    largest = max(largest, built, key=lambda e: e["vars"])
                     continue
                 enc = encode(problem, sigma=sigma, deadline=deadline)
                 _, node = compile_encoding(enc)
                 total += size * exact_model_count(node, len(enc.alpha))
                 largest = max(largest, enc.size, key=lambda e: e["clauses"])
-            return total, (dict(largest, blocks=n) if not quantified else None)
+            return total, dict(largest, blocks=n)
 
         total, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
         note = (f"structural: {n} concept assignment block(s) up to symmetry "
-                f"(interchangeable concepts: {_show(pred, problem.task)})")
+                f"(interchangeable concepts: {_show(pred, problem.task)})"
+                + ("; each block checked on every concept vector by a quantified SDD"
+                   if exhaustive_applies(problem) else ""))
         return Tally(total, notes=(note,), encoding=size)
 
     def enumerate(self, problem, encoding, limit):
