@@ -61,21 +61,19 @@ def _swap_invariant(task: Task, i: int, j: int) -> bool:
     c = Circuit()
     inputs = {key: c.var(("in",) + key) for key in kc.inputs}
     swapped = {(j if a == i else i if a == j else a, u): var for (a, u), var in inputs.items()}
-    tabs = [kc.tables, kc.tables]
     roots = [lit for tab in kc.tables for lit in tab.values()]
     m1 = kc.circuit.copy_into(c, {kc.inputs[key]: inputs[key] for key in kc.inputs}, roots)
     m2 = kc.circuit.copy_into(c, {kc.inputs[key]: swapped[key] for key in kc.inputs}, roots)
     differs = []
-    for tab in tabs[0]:
+    for tab in kc.tables:
         for lit in tab.values():
             differs.append(c.XOR(Circuit.lookup(m1, lit), Circuit.lookup(m2, lit)))
     for a in range(task.k):
         c.exactly_one([inputs[(a, u)] for u in range(task.sizes[a])])
     c.add(differs)
-    clauses = [cl for cl in c.clauses]
-    if any(len(cl) == 0 for cl in clauses):
+    if any(len(cl) == 0 for cl in c.clauses):  # every label literal maps to itself
         return True
-    with Solver(name="cadical153", bootstrap_with=clauses) as s:
+    with Solver(name="cadical153", bootstrap_with=c.clauses) as s:
         return not s.solve()
 
 

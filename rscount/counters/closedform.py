@@ -18,7 +18,7 @@ from .base import Options
 
 
 def _classes(problem):
-    """For each support row, the index vectors it may be sent to (as a mask key), grouped."""
+    """Every concept vector of the task and its label codes (the joint class needs them all)."""
     task = problem.task
     if task.space_size > MAX_EXHAUSTIVE:
         raise BackendError(f"the joint closed form evaluates all {task.space_size} concept vectors "
