@@ -7,8 +7,17 @@
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .counters import COUNTERS, get_counter
 from .encoding import Encoding, encode
-from .errors import (BackendError, CountTimeout, DimacsError, EncodingError, KnowledgeError,
-                     RscountError, SupportError, TaskError)
+from .errors import (
+                     BackendError,
+                     CountTimeout,
+                     DimacsError,
+                     EncodingError,
+                     HarnessError,
+                     KnowledgeError,
+                     RscountError,
+                     SupportError,
+                     TaskError,
+)
 from .problem import MAP_CLASSES, Problem, Supervision, make_supervision
 from .result import ConceptMap, CountResult, JointMap
 from .spec import load_spec, task_from_spec, task_from_text
@@ -24,5 +33,5 @@ __all__ = [
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
-    "CountTimeout", "DimacsError",
+    "CountTimeout", "DimacsError", "HarnessError",
 ]

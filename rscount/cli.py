@@ -16,8 +16,8 @@ from .config import load_config
 from .counters import COUNTERS
 from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
+from .errors import BackendError, CountTimeout, RscountError
 from .export import export_library
-from .errors import CountTimeout, RscountError
 from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
@@ -34,9 +34,8 @@ class _UsageError(Exception):
     pass
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
-                "shortcuts) of a neuro-symbolic task before any model is trained.")
+def add_task_options(p: argparse.ArgumentParser):
+    """The ways to name a task; shared by ``countrss`` and ``countrss train``."""
     src = p.add_argument_group("task (pick one)")
     src.add_argument("--task", help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... (see --list-tasks)")
     src.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="task parameter (repeatable)")
@@ -47,9 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--knowledge", action="append", metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
-    src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
-    src.add_argument("--export-dimacs", metavar="DIR", help="write the knowledge of every library task "
-                     "as DIMACS into DIR (the repository's dimacs/) and exit")
+    return src
+
+
+def add_support_options(p: argparse.ArgumentParser) -> None:
+    """Support and concept-supervision options; shared by ``countrss`` and ``countrss train``."""
     sup = p.add_argument_group("support and supervision")
     sup.add_argument("--support", metavar="SUPPORT",
                      help="'exhaustive' (default unless the task has its own), 'by-label:N' (N vectors drawn "
@@ -60,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     sup.add_argument("--concept-sup", metavar="F|N", help="fraction or count of support vectors with observed concepts")
     sup.add_argument("--supervise", action="append", default=[], metavar="NAME[=VALUE]",
                      help="a concept (or one value of it) supervised wherever it appears (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
+                "shortcuts) of a neuro-symbolic task before any model is trained. "
+                "'countrss train --help' trains models and checks them against the count.")
+    src = add_task_options(p)
+    src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
+    src.add_argument("--export-dimacs", metavar="DIR", help="write the knowledge of every library task "
+                     "as DIMACS into DIR (the repository's dimacs/) and exit")
+    add_support_options(p)
     how = p.add_argument_group("counting")
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
     mode = how.add_mutually_exclusive_group()
@@ -123,10 +135,89 @@ def _list_tasks(out) -> None:
               + (f"; params {params}" if params else ""), file=out)
 
 
+def build_train_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss train", description="Train models on labels only (data rendered from the "
+                "support, no downloads) and check whether each learned concept map is one of the "
+                "optimal maps counted for the task, support and map class. Needs the train extra.")
+    add_task_options(p)
+    add_support_options(p)
+    m = p.add_argument_group("model and training")
+    m.add_argument("--model", default="dpl", choices=["dpl", "ltn", "nn", "cbm"], help="default: dpl")
+    m.add_argument("--extractor", default="separate", choices=["separate", "shared", "joint"],
+                   help="one network per concept (default), one per concept group, or one over the whole input")
+    m.add_argument("--map-class", choices=list(MAP_CLASSES),
+                   help="class to check against (default: the extractor's: separate -> disentangled, "
+                   "shared -> shared, joint -> joint)")
+    m.add_argument("--seeds", default="0", metavar="S,S,...", help="training seeds (default 0)")
+    m.add_argument("--epochs", type=int, default=30, help="default 30")
+    m.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    m.add_argument("--batch-size", type=int, default=64)
+    m.add_argument("--n-train", type=int, default=2000, help="training examples (default 2000)")
+    m.add_argument("--n-val", type=int, default=500)
+    m.add_argument("--n-test", type=int, default=1000)
+    m.add_argument("--ood", type=int, default=0, metavar="N", help="also test on N vectors outside the support")
+    m.add_argument("--inputs", choices=["digits", "shapes", "embeddings"], help="default: by task")
+    m.add_argument("--tnorm", default="product", choices=["product", "goedel", "lukasiewicz"],
+                   help="LTN t-norm (default product)")
+    m.add_argument("--p", type=float, default=2.0, help="LTN p-mean aggregation exponent (default 2)")
+    m.add_argument("--concept-weight", type=float, default=1.0, help="weight of the concept-supervision loss")
+    m.add_argument("--count-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="time for counting the optimal maps (default 120)")
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--out", metavar="DIR", help="write report.json and confusion matrices (.json, .png)")
+    out.add_argument("--progress", action="store_true", help="per-epoch status on stderr (default: when a terminal)")
+    out.add_argument("--quiet", action="store_true", help="no status lines")
+    return p
+
+
+EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joint"}
+
+
+def _seeds(text: str) -> list:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise _UsageError(f"--seeds {text!r}: give integers separated by commas, e.g. 1,2,3") from None
+    if not seeds:
+        raise _UsageError("--seeds needs at least one seed")
+    return seeds
+
+
+def _train(argv: Sequence[str], out, err) -> int:
+    args = build_train_parser().parse_args(argv)
+    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size"):
+        if getattr(args, name) < 1:
+            raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    seeds = _seeds(args.seeds)
+    try:
+        from .harness import TrainConfig, run, save
+    except ImportError as exc:
+        raise BackendError(f"countrss train needs the train extra ({exc.name} is missing): "
+                           f"pip install -e '.[train]'") from None
+    show = args.progress or (err.isatty() and not args.quiet and not args.json)
+    progress = (lambda msg: print(f"countrss train: {msg}", file=err, flush=True)) if show else None
+    problem = api.make_problem(_task(args), map_class=args.map_class or EXTRACTOR_CLASS[args.extractor],
+                               support=args.support, subsample=args.subsample, seed=args.seed,
+                               support_file=args.support_file, concept_sup=args.concept_sup,
+                               supervise=args.supervise)
+    config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
+                         lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
+                         inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight)
+    report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress)
+    if args.out:
+        save(report, args.out)
+    print(json.dumps(report.to_dict()) if args.json else report, file=out)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out)."""
     out, err = sys.stdout, sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["train"]:
+            return _train(argv[1:], out, err)
         args = build_parser().parse_args(argv)
         if args.list_tasks:
             _list_tasks(out)

@@ -14,6 +14,7 @@ __all__ = [
     "BackendError",
     "CountTimeout",
     "DimacsError",
+    "HarnessError",
 ]
 
 
@@ -41,6 +42,10 @@ class EncodingError(RscountError):
 
 class DimacsError(RscountError):
     """A DIMACS file is malformed."""
+
+
+class HarnessError(RscountError):
+    """A training-harness option (model, extractor, t-norm, inputs) is unknown or does not fit the task."""
 
 
 class BackendError(RscountError):

@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, bruteforce, closedform, enumerate as enumerate_, ganak, sdd, structural
+from . import approxmc, bruteforce, closedform, ganak, sdd, structural
+from . import enumerate as enumerate_
 from .base import Counter, Options
 
 __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]

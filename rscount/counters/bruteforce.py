@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import math
 
-
 from ..errors import BackendError
 from ..result import ConceptMap, Tally
 from ..support import exhaustive

@@ -1,0 +1,140 @@
+"""Read the concept map a trained model learned, and check it against the counted optimal maps.
+
+The learned map sends each ground-truth concept vector seen in the test set
+to the concept vector the model predicts most often for it. It is one of the
+counted maps of a class exactly when (1) it keeps every label (and every
+supervised concept) on the support vectors and (2) some map of the class
+agrees with it on every vector seen. Values never seen are free, as in the
+count. The test split covers the support whenever it is large enough.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..problem import Problem
+
+__all__ = ["LearnedMap", "learned_map", "fit_class"]
+
+
+@dataclass(frozen=True)
+class LearnedMap:
+    """What a model learned on the test set, and where it lands among the optimal maps."""
+
+    pairs: tuple  # (ground-truth vector, most frequent prediction), sorted
+    agreement: float  # share of test examples predicted as the most frequent prediction of their vector
+    covered: int  # support vectors seen in the test set
+    support_size: int
+    optimal: bool  # keeps every label and supervised concept on the vectors seen
+    in_class: bool | None  # some map of the class agrees on every vector seen (None: not checked)
+    intended: bool  # the identity on every vector seen
+    description: str  # the map in words
+
+    @property
+    def counted(self) -> bool:
+        """Whether the learned map is one of the optimal maps counted for the class."""
+        return bool(self.optimal and self.in_class)
+
+    @property
+    def verdict(self) -> str:
+        if not self.optimal:
+            return "not optimal"
+        if not self.in_class:
+            return "outside class" if self.in_class is False else "optimal (class not checked)"
+        return "intended" if self.intended else "shortcut"
+
+    def to_dict(self) -> dict:
+        return {"verdict": self.verdict, "counted": self.counted, "optimal": self.optimal,
+                "in_class": self.in_class, "intended": self.intended, "agreement": round(self.agreement, 4),
+                "covered": self.covered, "support_size": self.support_size, "map": self.description}
+
+
+def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray) -> LearnedMap:
+    """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k))."""
+    task = problem.task
+    votes: dict = defaultdict(Counter)
+    for g, p in zip(map(tuple, true.tolist()), map(tuple, pred.tolist())):
+        votes[g][p] += 1
+    pairs = tuple(sorted((g, c.most_common(1)[0][0]) for g, c in votes.items()))
+    agreement = sum(c.most_common(1)[0][1] for c in votes.values()) / max(len(true), 1)
+    rows = {tuple(map(int, v)): r for r, v in enumerate(problem.support.vectors)}
+    src = np.asarray([g for g, _ in pairs], dtype=np.int64)
+    img = np.asarray([p for _, p in pairs], dtype=np.int64)
+    same_labels = np.all(task.evaluate(src) == task.evaluate(img), axis=1)
+    optimal = bool(same_labels.all())
+    for (g, p) in pairs:
+        if g in rows and any(p[i] != g[i] for i in problem.supervised(rows[g], g)):
+            optimal = False
+    assign = fit_class(problem, pairs)
+    in_class = None if problem.map_class == "free" else assign is not None
+    intended = all(g == p for g, p in pairs)
+    covered = sum(1 for g, _ in pairs if g in rows)
+    return LearnedMap(pairs, agreement, covered, len(problem.support), optimal, in_class, intended,
+                      _describe(problem, pairs, assign))
+
+
+def fit_class(problem: Problem, pairs) -> dict | None:
+    """A map of the problem's class agreeing with ``pairs``: {gt concept j: (predicted i, {u: v})}, or None.
+
+    ``joint`` takes any map; ``free`` is not checked (None).
+    """
+    task, cls = problem.task, problem.map_class
+    k = task.k
+    if cls == "joint" or not pairs:
+        return {}
+    if cls == "free":
+        return None
+
+    def value_map(i: int, j: int) -> dict | None:
+        f: dict = {}
+        for g, p in pairs:
+            if f.setdefault(g[j], p[i]) != p[i]:
+                return None
+        return f
+
+    if cls in ("disentangled", "shared"):
+        maps = {j: value_map(j, j) for j in range(k)}
+        if any(f is None for f in maps.values()):
+            return None
+        if cls == "shared":
+            for j in range(k):
+                for j2 in problem.task.group_of(j):
+                    common = maps[j].keys() & maps[j2].keys()
+                    if any(maps[j][u] != maps[j2][u] for u in common):
+                        return None
+        return {j: (j, maps[j]) for j in range(k)}
+    # complete / permutation: a bijection from gt concepts to predicted concepts (one-hot forces it).
+    fits = {(i, j): value_map(i, j) for i in range(k) for j in range(k)}
+    match: dict = {}  # predicted i -> gt j
+
+    def augment(j: int, seen: set) -> bool:
+        for i in range(k):
+            if fits[(i, j)] is not None and i not in seen:
+                seen.add(i)
+                if i not in match or augment(match[i], seen):
+                    match[i] = j
+                    return True
+        return False
+
+    if not all(augment(j, set()) for j in range(k)):
+        return None
+    return {j: (i, fits[(i, j)]) for i, j in match.items()}
+
+
+def _describe(problem: Problem, pairs, assign) -> str:
+    task = problem.task
+    if assign is None or problem.map_class == "joint":
+        moved = [f"{task.format_vector(g)}->{task.format_vector(p)}" for g, p in pairs if g != p]
+        text = ", ".join(moved[:12]) + (f", ... ({len(moved)} vectors moved)" if len(moved) > 12 else "")
+        return text or "identity"
+    parts = []
+    for j, (i, f) in sorted(assign.items(), key=lambda item: item[1][0]):
+        src, dst = task.concepts[j], task.concepts[i]
+        if i == j and all(u == v for u, v in f.items()):
+            continue
+        head = dst.name if i == j else f"{dst.name} <- {src.name}"
+        values = ", ".join(f"{src.domain[u]}->{dst.domain[v]}" for u, v in sorted(f.items()))
+        parts.append(f"{head}: {values}")
+    return " | ".join(parts) or "identity"

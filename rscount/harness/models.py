@@ -1,0 +1,178 @@
+"""Models of the field: DPL, LTN, a plain network and a concept-bottleneck model, over three extractors.
+
+Extractors mirror the map classes: ``joint`` reads the whole input for every
+concept, ``separate`` has one network per concept position (disentangled),
+``shared`` one network per concept group (weight sharing).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..errors import HarnessError
+from .fuzzy import FuzzyKnowledge, p_mean_error
+from .probabilistic import exact_semantics
+
+__all__ = ["EXTRACTORS", "MODELS", "Extractor", "build_model", "label_classes"]
+
+EXTRACTORS = {"joint": "complete", "separate": "disentangled", "shared": "shared"}
+HIDDEN = 64
+MIN_LOGP = -27.0  # p >= 2e-12 keeps circuit gradients finite
+
+
+def _mlp(d_in: int, d_out: int) -> nn.Module:
+    return nn.Sequential(nn.Linear(d_in, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
+                         nn.Linear(HIDDEN, d_out))
+
+
+class Extractor(nn.Module):
+    """p(c | x) as one log-probability tensor (B, |D_j|) per concept."""
+
+    def __init__(self, task, dim: int, kind: str):
+        super().__init__()
+        if kind not in EXTRACTORS:
+            raise HarnessError(f"unknown extractor {kind!r}; choose one of {', '.join(EXTRACTORS)}")
+        self.kind, self.sizes, self.k = kind, task.sizes, task.k
+        if kind == "joint":
+            self.net = _mlp(task.k * dim, sum(task.sizes))
+        else:
+            owner = [task.group_of(i)[0] if kind == "shared" else i for i in range(task.k)]
+            self.owner = owner
+            self.nets = nn.ModuleDict({str(o): _mlp(dim, task.sizes[o]) for o in sorted(set(owner))})
+
+    def forward(self, x: torch.Tensor) -> list:
+        if self.kind == "joint":
+            logits = torch.split(self.net(x.flatten(1)), list(self.sizes), dim=1)
+        else:
+            logits = [self.nets[str(self.owner[i])](x[:, i]) for i in range(self.k)]
+        return [torch.log_softmax(z, dim=1).clamp(min=MIN_LOGP) for z in logits]
+
+
+def label_classes(task) -> list:
+    """Per label, the codes of the values it can take (from the compiled knowledge)."""
+    out = []
+    for table in task.compiled.tables:
+        out.append(sorted(task.codes[v] if isinstance(v, str) else int(v) for v in table))
+    return out
+
+
+class _Base(nn.Module):
+    has_concepts = True
+
+    def __init__(self, task, dim: int, extractor: str):
+        super().__init__()
+        self.task = task
+        self.extractor = Extractor(task, dim, extractor)
+
+    def concept_loss(self, logps: list, concepts: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Cross-entropy on supervised (example, concept) pairs; ``mask`` is (B, k) boolean."""
+        if not mask.any():
+            return torch.zeros(())
+        terms = [-(lp.gather(1, concepts[:, j:j + 1])[:, 0])[mask[:, j]] for j, lp in enumerate(logps)]
+        return torch.cat(terms).mean()
+
+    def predict_concepts(self, x: torch.Tensor) -> np.ndarray:
+        with torch.no_grad():
+            return torch.stack([lp.argmax(1) for lp in self.extractor(x)], dim=1).numpy()
+
+    def predict_labels(self, x: torch.Tensor) -> np.ndarray:
+        """beta_K of the most likely concept vector."""
+        return self.task.evaluate(self.predict_concepts(x))
+
+
+class DPL(_Base):
+    """DeepProbLog-style: maximise log p(y | x) = log sum_c [beta_K(c) = y] p(c | x), computed exactly."""
+
+    def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto"):
+        super().__init__(task, dim, extractor)
+        self.semantics = exact_semantics(task, train_labels, semantics)
+
+    def loss(self, x, y, concepts, mask, weight: float = 1.0):
+        logps = self.extractor(x)
+        return -self.semantics.log_likelihood(logps, y).mean() + weight * self.concept_loss(logps, concepts, mask)
+
+
+class LTN(_Base):
+    """Logic Tensor Network-style: maximise the p-mean-aggregated fuzzy satisfaction of beta_K(c) = y."""
+
+    def __init__(self, task, dim: int, extractor: str, tnorm: str = "product", p: float = 2.0):
+        super().__init__(task, dim, extractor)
+        self.fuzzy, self.p = FuzzyKnowledge(task, tnorm), p
+
+    def loss(self, x, y, concepts, mask, weight: float = 1.0):
+        logps = self.extractor(x)
+        sat = self.fuzzy.satisfaction([lp.exp() for lp in logps], y)
+        return 1 - p_mean_error(sat, self.p) + weight * self.concept_loss(logps, concepts, mask)
+
+
+class _LabelHead(nn.Module):
+    def __init__(self, task, d_in: int):
+        super().__init__()
+        self.classes = label_classes(task)
+        self.heads = nn.ModuleList(_mlp(d_in, len(c)) for c in self.classes)
+        self.lookup = [{code: n for n, code in enumerate(c)} for c in self.classes]
+
+    def loss(self, h, y):
+        total = 0.0
+        for j, head in enumerate(self.heads):
+            target = torch.as_tensor([self.lookup[j][int(c)] for c in y[:, j].tolist()])
+            total = total + nn.functional.cross_entropy(head(h), target)
+        return total
+
+    def predict(self, h) -> np.ndarray:
+        with torch.no_grad():
+            cols = [np.asarray(c)[head(h).argmax(1).numpy()] for c, head in zip(self.classes, self.heads)]
+        return np.stack(cols, axis=1)
+
+
+class NN(nn.Module):
+    """A plain network from the whole input to the labels: no knowledge, no concepts."""
+
+    has_concepts = False
+
+    def __init__(self, task, dim: int, extractor: str = "joint"):
+        super().__init__()
+        self.task = task
+        self.head = _LabelHead(task, task.k * dim)
+
+    def loss(self, x, y, concepts, mask, weight: float = 1.0):
+        return self.head.loss(x.flatten(1), y)
+
+    def predict_labels(self, x) -> np.ndarray:
+        return self.head.predict(x.flatten(1))
+
+
+class CBM(_Base):
+    """Concept bottleneck: concepts from the extractor, a learned label head on their probabilities."""
+
+    def __init__(self, task, dim: int, extractor: str):
+        super().__init__(task, dim, extractor)
+        self.head = _LabelHead(task, int(sum(task.sizes)))
+
+    def _bottleneck(self, x):
+        logps = self.extractor(x)
+        return logps, torch.cat([lp.exp() for lp in logps], dim=1)
+
+    def loss(self, x, y, concepts, mask, weight: float = 1.0):
+        logps, h = self._bottleneck(x)
+        return self.head.loss(h, y) + weight * self.concept_loss(logps, concepts, mask)
+
+    def predict_labels(self, x) -> np.ndarray:
+        with torch.no_grad():
+            return self.head.predict(self._bottleneck(x)[1])
+
+
+MODELS = {"dpl": DPL, "ltn": LTN, "nn": NN, "cbm": CBM}
+
+
+def build_model(name: str, task, dim: int, extractor: str, train_labels: np.ndarray, tnorm: str = "product",
+                p: float = 2.0, semantics: str = "auto") -> nn.Module:
+    """Instantiate one of :data:`MODELS` for ``task`` and inputs of ``dim`` features per concept."""
+    if name not in MODELS:
+        raise HarnessError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+    if name == "dpl":
+        return DPL(task, dim, extractor, train_labels, semantics)
+    if name == "ltn":
+        return LTN(task, dim, extractor, tnorm, p)
+    return MODELS[name](task, dim, extractor)

@@ -1,0 +1,250 @@
+"""Train a model on labels only and check where it lands among the counted optimal maps.
+
+>>> from rscount import make_problem
+>>> report = run(make_problem("xor2", map_class="disentangled"), "dpl", seeds=[0], epochs=2, n_train=200)
+>>> report.seeds[0].learned.verdict in ("intended", "shortcut", "not optimal")
+True
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import torch
+
+from ..api import count_problem
+from ..errors import RscountError
+from ..problem import Problem
+from .data import Dataset, Split, check_inputs, make_dataset
+from .learned import LearnedMap, learned_map
+from .metrics import concept_report, label_report
+from .models import build_model
+
+__all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train: model, extractor, sizes of the splits, optimisation and fuzzy-logic settings."""
+
+    model: str = "dpl"
+    extractor: str = "separate"
+    epochs: int = 30
+    batch_size: int = 64
+    lr: float = 1e-3
+    n_train: int = 2000
+    n_val: int = 500
+    n_test: int = 1000
+    n_ood: int = 0
+    inputs: str | None = None
+    tnorm: str = "product"
+    p: float = 2.0
+    concept_weight: float = 1.0
+    semantics: str = "auto"
+
+
+@dataclass(frozen=True, eq=False)
+class SeedResult:
+    """One trained model: label and concept metrics on the test split and its learned map."""
+
+    seed: int
+    labels: dict
+    concepts: dict | None
+    learned: LearnedMap | None
+    ood: dict | None
+    epochs_run: int
+    seconds: float
+    predictions: np.ndarray | None = field(default=None, repr=False)
+    truth: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        concepts = None
+        if self.concepts is not None:
+            concepts = {k: v for k, v in self.concepts.items() if k != "per_concept"}
+            concepts["per_concept"] = [{k: (v.round(4).tolist() if isinstance(v, np.ndarray) else v)
+                                        for k, v in pc.items()} for pc in self.concepts["per_concept"]]
+        return {"seed": self.seed, "labels": self.labels, "concepts": concepts,
+                "learned_map": self.learned.to_dict() if self.learned else None, "ood": self.ood,
+                "epochs": self.epochs_run, "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True, eq=False)
+class TrainReport:
+    """All seeds of one run, the count they are checked against, and a summary."""
+
+    problem: Problem
+    config: TrainConfig
+    seeds: tuple
+    count: object | None  # CountResult, or None when counting failed
+    count_error: str | None = None
+
+    @property
+    def summary(self) -> dict:
+        verdicts = [s.learned.verdict for s in self.seeds if s.learned is not None]
+        return {"seeds": len(self.seeds), "intended": verdicts.count("intended"),
+                "shortcut": verdicts.count("shortcut"),
+                "no_optimal_map": sum(1 for v in verdicts if v not in ("intended", "shortcut")),
+                "label_accuracy": float(np.mean([s.labels["accuracy"] for s in self.seeds])),
+                "concept_accuracy": (float(np.mean([s.concepts["accuracy"] for s in self.seeds]))
+                                     if all(s.concepts for s in self.seeds) else None)}
+
+    def to_dict(self) -> dict:
+        cfg = self.config
+        return {"task": self.problem.task.name, "model": cfg.model, "extractor": cfg.extractor,
+                "map_class": self.problem.map_class, "support": self.problem.support.kind,
+                "support_size": len(self.problem.support),
+                "supervision": self.problem.supervision.describe(self.problem.task),
+                "count": self.count.to_dict() if self.count is not None else None,
+                "count_error": self.count_error, "config": cfg.__dict__,
+                "seeds": [s.to_dict() for s in self.seeds], "summary": self.summary}
+
+    def __str__(self) -> str:
+        p, cfg = self.problem, self.config
+        lines = [f"task          {p.task.name}",
+                 f"model         {cfg.model} ({cfg.extractor} extractor, {cfg.epochs} epochs)",
+                 f"support       {p.support.kind} ({len(p.support)} vectors)",
+                 f"map class     {p.map_class}",
+                 f"supervision   {p.supervision.describe(p.task)}"]
+        if self.count is not None:
+            kind = "exact" if self.count.exact else "estimate"
+            lines.append(f"optimal maps  {self.count.count} ({kind}, {self.count.backend})")
+        else:
+            lines.append(f"optimal maps  not counted: {self.count_error}")
+        for s in self.seeds:
+            head = f"seed {s.seed}: label acc {s.labels['accuracy']:.3f} F1 {s.labels['f1']:.3f}"
+            if s.concepts is not None:
+                head += (f" | concept acc {s.concepts['accuracy']:.3f} F1 {s.concepts['f1']:.3f} "
+                         f"collapse {s.concepts['collapse']:.3f}")
+            lines.append(head)
+            if s.learned is not None:
+                lines.append(f"    learned map: {s.learned.verdict} ({s.learned.description}; "
+                             f"{s.learned.covered}/{s.learned.support_size} support vectors seen, "
+                             f"agreement {s.learned.agreement:.2f})")
+        sm = self.summary
+        lines.append(f"summary       {sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
+                     f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
+        return "\n".join(lines)
+
+
+def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
+    k = problem.task.k
+    by_row = {}
+    mask = np.zeros((len(split), k), dtype=bool)
+    for n, (row, g) in enumerate(zip(split.rows.tolist(), split.concepts.tolist())):
+        if row < 0:
+            continue
+        if row not in by_row:
+            by_row[row] = problem.supervised(row, tuple(g))
+        mask[n, list(by_row[row])] = True
+    return mask
+
+
+def _evaluate(model, problem: Problem, split: Split, with_map: bool) -> tuple:
+    model.eval()
+    x = torch.as_tensor(split.x)
+    labels = label_report(split.labels, model.predict_labels(x))
+    if not getattr(model, "has_concepts", False):
+        return labels, None, None, None
+    pred = model.predict_concepts(x)
+    concepts = concept_report(problem.task, split.concepts, pred)
+    learned = learned_map(problem, split.concepts, pred) if with_map else None
+    return labels, concepts, learned, pred
+
+
+def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset | None = None,
+               progress: Optional[Callable[[str], None]] = None) -> SeedResult:
+    """Train one model with ``seed``; keep the epoch with the best validation label accuracy."""
+    start = time.perf_counter()
+    torch.manual_seed(seed)
+    data = data or make_dataset(problem, config.n_train, config.n_val, config.n_test, seed, config.inputs,
+                                config.n_ood)
+    model = build_model(config.model, problem.task, data.dim, config.extractor, data.train.labels,
+                        config.tnorm, config.p, config.semantics)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    tr = data.train
+    x, y = torch.as_tensor(tr.x), torch.as_tensor(tr.labels)
+    c, mask = torch.as_tensor(tr.concepts), torch.as_tensor(_supervision_mask(problem, tr))
+    gen = torch.Generator().manual_seed(seed)
+    best, best_state = -1.0, None
+    for epoch in range(config.epochs):
+        model.train()
+        order = torch.randperm(len(tr), generator=gen)
+        total = 0.0
+        for b in range(0, len(tr), config.batch_size):
+            idx = order[b:b + config.batch_size]
+            loss = model.loss(x[idx], y[idx], c[idx], mask[idx], config.concept_weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        val = _evaluate(model, problem, data.val, False)[0]["accuracy"]
+        if val > best:
+            best, best_state = val, copy.deepcopy(model.state_dict())
+        if progress:
+            progress(f"seed {seed} epoch {epoch + 1}/{config.epochs}: loss {total / len(tr):.4f}, "
+                     f"val label acc {val:.3f}")
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    labels, concepts, learned, pred = _evaluate(model, problem, data.test, True)
+    ood = None
+    if data.ood is not None:
+        ood_labels, ood_concepts, _, _ = _evaluate(model, problem, data.ood, False)
+        ood = {"labels": ood_labels, "concept_accuracy": ood_concepts["accuracy"] if ood_concepts else None}
+    return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
+                      pred, data.test.concepts)
+
+
+def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, config: TrainConfig | None = None,
+        count_timeout: float | None = 120.0, progress: Optional[Callable[[str], None]] = None,
+        **overrides) -> TrainReport:
+    """Count the optimal maps of ``problem``, train one model per seed, and check each learned map."""
+    config = config or TrainConfig(model=model, **overrides)
+    check_inputs(problem, config.inputs)  # fail on unusable options before the (maybe long) count
+    counted, error = None, None
+    try:
+        counted = count_problem(problem, timeout=count_timeout)
+    except RscountError as exc:
+        error = str(exc)
+    results = tuple(train_seed(problem, config, s, progress=progress) for s in seeds)
+    return TrainReport(problem, config, results, counted, error)
+
+
+def save(report: TrainReport, folder: str | Path) -> list:
+    """Write report.json, per-seed confusion data (.json) and figures (.png) into ``folder``.
+
+    Files are written to a scratch folder first and moved in at the end, so a
+    failure leaves no partial output.
+    """
+    from .plots import confusion_figure
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".partial-") as scratch:
+        tmp = Path(scratch)
+        (tmp / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=_plain))
+        for s in report.seeds:
+            if s.concepts is None:
+                continue
+            stem = f"confusion-seed{s.seed}"
+            data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
+            (tmp / f"{stem}.json").write_text(json.dumps(data))
+            confusion_figure(report.problem.task, s, tmp / f"{stem}.png")
+        names = sorted(p.name for p in tmp.iterdir())
+        for name in names:
+            os.replace(tmp / name, folder / name)
+    return [folder / name for name in names]
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)

@@ -1,0 +1,250 @@
+"""The training harness: exact DPL semantics, fuzzy semantics, learned-map checks, metrics, training runs."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sklearn")
+
+import rscount  # noqa: E402
+from rscount.cli import main  # noqa: E402
+from rscount.counters.bruteforce import candidates, label_table, optimal  # noqa: E402
+from rscount.harness import learned_map, make_dataset, run  # noqa: E402
+from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
+from rscount.harness.metrics import collapse, macro_f1  # noqa: E402
+from rscount.harness.probabilistic import CompiledCircuit, Enumeration  # noqa: E402
+from rscount.support import _grid  # noqa: E402
+
+from randomtasks import random_problem  # noqa: E402
+
+
+def _random_logps(task, batch, gen):
+    return [torch.log_softmax(torch.randn(batch, s, generator=gen, dtype=torch.float64) * 2, 1) for s in task.sizes]
+
+
+# --- exact probabilistic semantics ---------------------------------------------
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_circuit_equals_enumeration(seed):
+    problem = random_problem(seed, "disentangled")
+    task = problem.task
+    labels = task.evaluate(_grid(task.sizes))
+    gen = torch.Generator().manual_seed(seed)
+    logps = [lp.requires_grad_() for lp in _random_logps(task, 5, gen)]
+    y = torch.as_tensor(labels[np.random.default_rng(seed).integers(len(labels), size=5)])
+    circuit = CompiledCircuit(task, labels)
+    a = circuit.log_likelihood(logps, y).double()
+    b = Enumeration(task).log_likelihood(logps, y)
+    assert torch.allclose(a, b, atol=1e-5), (a, b)
+    ga = torch.autograd.grad(a.sum(), logps)
+    gb = torch.autograd.grad(b.sum(), logps)
+    for x, z in zip(ga, gb):
+        assert torch.allclose(x, z, atol=1e-5)
+
+
+def test_dpl_likelihood_sums_to_one_over_labels():
+    task = rscount.get_task("mnadd")
+    labels = task.evaluate(_grid(task.sizes))
+    circuit = CompiledCircuit(task, labels)
+    logps = _random_logps(task, 3, torch.Generator().manual_seed(0))
+    total = torch.logsumexp(circuit.log_counts(logps), dim=1).exp()
+    assert torch.allclose(total, torch.ones(3, dtype=torch.float64))
+
+
+def test_compiled_circuit_on_sdd_oia_matches_sampled_enumeration():
+    task = rscount.get_task("sdd-oia")
+    support = rscount.make_problem(task, support="by-label:200", seed=3).support.vectors
+    labels = task.evaluate(support)
+    circuit = CompiledCircuit(task, labels)
+    logps = _random_logps(task, 2, torch.Generator().manual_seed(1))
+    y = torch.as_tensor(labels[:2])
+    got = circuit.log_likelihood(logps, y).double()
+    # Reference: sum over all 2^20 vectors in chunks.
+    grid = _grid(task.sizes)
+    want = []
+    for b in range(2):
+        total = -np.inf
+        for start in range(0, len(grid), 1 << 17):
+            chunk = grid[start:start + (1 << 17)]
+            fits = np.all(task.evaluate(chunk) == labels[b], axis=1)
+            lp = sum(logps[j][b].numpy()[chunk[:, j]] for j in range(task.k))
+            if fits.any():
+                total = np.logaddexp(total, np.logaddexp.reduce(lp[fits]))
+        want.append(total)
+    assert np.allclose(got.numpy(), want, atol=1e-6)
+
+
+# --- fuzzy semantics ---------------------------------------------------------------
+
+@pytest.mark.parametrize("tnorm", list(TNORMS))
+@pytest.mark.parametrize("seed", range(15))
+def test_fuzzy_semantics_is_crisp_on_one_hot_concepts(seed, tnorm):
+    problem = random_problem(seed, "disentangled")
+    task = problem.task
+    grid = _grid(task.sizes)
+    labels = task.evaluate(grid)
+    probs = [torch.nn.functional.one_hot(torch.as_tensor(grid[:, j]), s).float() for j, s in enumerate(task.sizes)]
+    fuzzy = FuzzyKnowledge(task, tnorm)
+    assert torch.allclose(fuzzy.satisfaction(probs, torch.as_tensor(labels)), torch.ones(len(grid)))
+    wrong = labels.copy()
+    wrong[:, 0] = labels[::-1, 0]
+    differs = torch.as_tensor(np.any(wrong != labels, axis=1))
+    sat = fuzzy.satisfaction(probs, torch.as_tensor(wrong))
+    assert torch.all(sat[differs] == 0)
+
+
+def test_fuzzy_product_and_goedel_values():
+    task = rscount.task_from_text(["a & b", "a | b"], "a,b")
+    probs = [torch.tensor([[0.2, 0.8]]), torch.tensor([[0.6, 0.4]])]
+    product = FuzzyKnowledge(task, "product")
+    assert float(product.degrees(probs, 0)[1]) == pytest.approx(0.8 * 0.4)
+    assert float(product.degrees(probs, 1)[1]) == pytest.approx(0.8 + 0.4 - 0.32)
+    goedel = FuzzyKnowledge(task, "goedel")
+    assert float(goedel.degrees(probs, 0)[1]) == pytest.approx(0.4)
+    luk = FuzzyKnowledge(task, "lukasiewicz")
+    assert float(luk.degrees(probs, 0)[1]) == pytest.approx(0.2)
+
+
+# --- learned maps against the brute-force oracle -----------------------------------
+
+@pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
+@pytest.mark.parametrize("seed", range(25))
+def test_learned_map_is_counted_exactly_when_brute_force_says_optimal(seed, cls):
+    problem = random_problem(seed, cls)
+    table, k = label_table(problem.task), problem.task.k
+    rows = [(g, table[g], problem.supervised(r, g)) for r, g in enumerate(problem.support.rows())]
+    support = problem.support.vectors
+    checked = 0
+    for assign in candidates(problem):
+        images = []
+        for g in support.tolist():
+            out = [None] * k
+            for j, u in enumerate(g):
+                i, v = assign[j][u]
+                out[i] = v if out[i] is None or out[i] == v else -1
+            images.append(out)
+        if any(None in img or -1 in img for img in images):
+            continue  # not a function onto one-hot vectors: not a model output
+        learned = learned_map(problem, support, np.asarray(images))
+        assert learned.counted == optimal(assign, rows, table, k), (assign, learned)
+        assert learned.in_class
+        checked += 1
+        if checked > 300:
+            break
+    assert checked
+
+
+def test_learned_map_verdicts_on_xor3():
+    problem = rscount.make_problem("xor3", map_class="disentangled")
+    g = problem.support.vectors
+    assert learned_map(problem, g, g).verdict == "intended"
+    flip = g.copy()
+    flip[:, :2] = 1 - flip[:, :2]
+    lm = learned_map(problem, g, flip)
+    assert lm.verdict == "shortcut" and "c1: 0->1, 1->0" in lm.description
+    assert learned_map(problem, g, np.zeros_like(g)).verdict == "not optimal"
+    swap = g[:, [1, 0, 2]]  # a permutation: optimal, but not disentangled
+    assert learned_map(problem, g, swap).verdict == "outside class"
+    complete = rscount.make_problem("xor3", map_class="complete")
+    assert learned_map(complete, g, swap).verdict == "shortcut"
+
+
+# --- metrics -----------------------------------------------------------------------
+
+def test_macro_f1_matches_scikit_learn():
+    from sklearn.metrics import f1_score
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        t, p = rng.integers(5, size=50), rng.integers(4, size=50)
+        assert macro_f1(t, p) == pytest.approx(f1_score(t, p, average="macro"))
+
+
+def test_collapse_follows_appendix_a1():
+    true = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    assert collapse(true, true) == 0.0
+    assert collapse(true, np.zeros_like(true)) == pytest.approx(1 - 1 / 4)
+    # A prediction outside the ground-truth vectors widens the matrix: m = |F(C) u F(C*)|.
+    assert collapse(true[:2], np.array([[1, 1], [1, 1]])) == pytest.approx(1 - 1 / 3)
+
+
+# --- data --------------------------------------------------------------------------
+
+def test_dataset_covers_support_and_keeps_test_images_apart():
+    problem = rscount.make_problem("mnadd-evenodd")
+    data = make_dataset(problem, 300, 100, 200, seed=1, n_ood=50)
+    assert {tuple(r) for r in data.test.concepts.tolist()} == {tuple(r) for r in problem.support.vectors.tolist()}
+    assert np.array_equal(data.train.labels, problem.task.evaluate(data.train.concepts))
+    train_imgs = {row.tobytes() for row in data.train.x.reshape(-1, 64)}
+    assert not train_imgs & {row.tobytes() for row in data.test.x.reshape(-1, 64)}
+    inside = {tuple(r) for r in problem.support.vectors.tolist()}
+    assert data.ood is not None and not inside & {tuple(r) for r in data.ood.concepts.tolist()}
+
+
+def test_inputs_follow_the_concepts():
+    kand = make_dataset(rscount.make_problem("kand-logic", support="by-label:50"), 20, 10, 10)
+    assert kand.inputs == "shapes" and kand.dim == 192
+    oia = make_dataset(rscount.make_problem("sdd-oia", support="by-label:50"), 20, 10, 10)
+    assert oia.inputs == "embeddings"
+    with pytest.raises(rscount.HarnessError, match="not digits"):
+        make_dataset(rscount.make_problem("kand-logic", support="by-label:5"), 5, 5, 5, inputs="digits")
+
+
+# --- training runs -----------------------------------------------------------------
+
+@pytest.mark.parametrize("model", ["dpl", "ltn", "nn", "cbm"])
+def test_every_model_trains_on_a_tiny_task(model):
+    report = run(rscount.make_problem("xor2", map_class="disentangled"), model, seeds=[0], epochs=2,
+                 n_train=100, n_val=20, n_test=40)
+    seed = report.seeds[0]
+    assert 0 <= seed.labels["accuracy"] <= 1
+    assert (seed.learned is None) == (model == "nn")
+    assert report.count.count == 2
+
+
+def test_dpl_on_xor3_lands_on_a_counted_map():
+    report = run(rscount.make_problem("xor3", map_class="disentangled"), "dpl", seeds=[0, 1], epochs=20)
+    assert report.count.count == 4
+    for s in report.seeds:
+        assert s.labels["accuracy"] > 0.9
+        assert s.learned.counted, s.learned
+
+
+def test_full_concept_supervision_leaves_one_map_and_the_model_finds_it():
+    problem = rscount.make_problem("xor3", map_class="disentangled", concept_sup=1.0)
+    report = run(problem, "dpl", seeds=[0], epochs=15)
+    assert report.count.count == 1
+    assert report.seeds[0].learned.verdict == "intended"
+    assert report.seeds[0].concepts["accuracy"] > 0.95
+
+
+def test_dpl_with_compiled_circuit_trains_on_sdd_oia():
+    problem = rscount.make_problem("sdd-oia", map_class="disentangled", support="by-label:300")
+    report = run(problem, "dpl", seeds=[0], epochs=3, n_train=600, n_val=100, n_test=300, count_timeout=60)
+    assert report.seeds[0].labels["accuracy"] > 0.5
+
+
+def test_countrss_train_cli(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", "--task", "xor2", "--epochs", "2", "--n-train", "100", "--seeds", "0,1",
+                 "--json", "--out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["map_class"] == "disentangled" and data["count"]["count"] == 2
+    assert len(data["seeds"]) == 2 and data["summary"]["seeds"] == 2
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["confusion-seed0.json", "confusion-seed0.png", "confusion-seed1.json",
+                     "confusion-seed1.png", "report.json"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--task", "xor3", "--seeds", "a"], "--seeds"),
+    (["--task", "xor3", "--epochs", "0"], "--epochs"),
+    (["--task", "kand-logic", "--support", "by-label:5", "--inputs", "digits"], "not digits"),
+    (["--task", "nope"], "unknown task"),
+])
+def test_countrss_train_bad_input(argv, message, capsys):
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
