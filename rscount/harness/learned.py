@@ -31,6 +31,7 @@ class LearnedMap:
     in_class: bool | None  # some map of the class agrees on every vector seen (None: not checked)
     intended: bool  # the identity on every vector seen
     description: str  # the map in words
+    broken: int = 0  # vectors seen whose labels (or supervised concepts) the map changes
 
     @property
     def counted(self) -> bool:
@@ -48,7 +49,8 @@ class LearnedMap:
     def to_dict(self) -> dict:
         return {"verdict": self.verdict, "counted": self.counted, "optimal": self.optimal,
                 "in_class": self.in_class, "intended": self.intended, "agreement": round(self.agreement, 4),
-                "covered": self.covered, "support_size": self.support_size, "map": self.description}
+                "covered": self.covered, "support_size": self.support_size, "broken": self.broken,
+                "map": self.description}
 
 
 def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray) -> LearnedMap:
@@ -63,16 +65,17 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray) -> Learned
     src = np.asarray([g for g, _ in pairs], dtype=np.int64)
     img = np.asarray([p for _, p in pairs], dtype=np.int64)
     same_labels = np.all(task.evaluate(src) == task.evaluate(img), axis=1)
-    optimal = bool(same_labels.all())
-    for (g, p) in pairs:
+    bad = ~same_labels
+    for n, (g, p) in enumerate(pairs):
         if g in rows and any(p[i] != g[i] for i in problem.supervised(rows[g], g)):
-            optimal = False
+            bad[n] = True
+    optimal = not bad.any()
     assign = fit_class(problem, pairs)
     in_class = None if problem.map_class == "free" else assign is not None
     intended = all(g == p for g, p in pairs)
     covered = sum(1 for g, _ in pairs if g in rows)
     return LearnedMap(pairs, agreement, covered, len(problem.support), optimal, in_class, intended,
-                      _describe(problem, pairs, assign))
+                      _describe(problem, pairs, assign), int(bad.sum()))
 
 
 def fit_class(problem: Problem, pairs) -> dict | None:
@@ -123,8 +126,22 @@ def fit_class(problem: Problem, pairs) -> dict | None:
     return {j: (i, fits[(i, j)]) for i, j in match.items()}
 
 
+def _majority(problem: Problem, pairs) -> dict:
+    """Per concept, the most frequent predicted value of each ground-truth value (a disentangled reading)."""
+    out = {}
+    for j in range(problem.task.k):
+        votes: dict = defaultdict(Counter)
+        for g, p in pairs:
+            votes[g[j]][p[j]] += 1
+        out[j] = (j, {u: c.most_common(1)[0][0] for u, c in votes.items()})
+    return out
+
+
 def _describe(problem: Problem, pairs, assign) -> str:
     task = problem.task
+    if assign is None and problem.map_class not in ("joint", "free"):
+        return "not a map of the class; per concept, the majority reads " + _describe(problem, pairs,
+                                                                                    _majority(problem, pairs))
     if assign is None or problem.map_class == "joint":
         moved = [f"{task.format_vector(g)}->{task.format_vector(p)}" for g, p in pairs if g != p]
         text = ", ".join(moved[:12]) + (f", ... ({len(moved)} vectors moved)" if len(moved) > 12 else "")

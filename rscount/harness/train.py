@@ -124,9 +124,10 @@ class TrainReport:
                          f"collapse {s.concepts['collapse']:.3f}")
             lines.append(head)
             if s.learned is not None:
-                lines.append(f"    learned map: {s.learned.verdict} ({s.learned.description}; "
-                             f"{s.learned.covered}/{s.learned.support_size} support vectors seen, "
-                             f"agreement {s.learned.agreement:.2f})")
+                lm = s.learned
+                broken = f", labels broken on {lm.broken}" if lm.broken else ""
+                lines.append(f"    learned map: {lm.verdict} ({lm.description}; {lm.covered}/{lm.support_size} "
+                             f"support vectors seen{broken}, agreement {lm.agreement:.2f})")
         sm = self.summary
         lines.append(f"summary       {sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
                      f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
