@@ -38,6 +38,17 @@ class TestSdd(Contract):
     backend = "sdd"
 
 
+class TestPyedaReference:
+    """The literal rsbench construction (pyeda, Tseitin, PicoSAT) agrees with brute force."""
+
+    @pytest.mark.parametrize("seed", range(40))
+    def test_matches_bruteforce(self, seed):
+        pytest.importorskip("pyeda")
+        for map_class in CNF_CLASSES:
+            problem, expected = oracle(seed, map_class)
+            assert rscount.count_problem(problem, "pyeda-reference").count == expected, problem.describe()
+
+
 class TestEnumerate(Contract):
     backend = "enumerate"
 

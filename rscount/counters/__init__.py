@@ -1,12 +1,12 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'sdd', 'structural']
+['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'pyeda-reference', 'sdd', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, bruteforce, closedform, ganak, sdd, structural
+from . import approxmc, bruteforce, closedform, ganak, pyeda_reference, sdd, structural
 from . import enumerate as enumerate_
 from .base import Counter, Options
 
@@ -20,6 +20,7 @@ COUNTERS: dict = {
     "enumerate": enumerate_.BACKEND,
     "closed-form": closedform.BACKEND,
     "bruteforce": bruteforce.BACKEND,
+    "pyeda-reference": pyeda_reference.BACKEND,
 }
 
 
