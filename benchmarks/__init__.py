@@ -1,0 +1,1 @@
+"""The benchmark suite: instances as data (suite.yaml), a runner, and the recorded tables in docs/."""

@@ -1,0 +1,96 @@
+"""Turn raw benchmark results into the markdown table kept in docs/benchmarks.md."""
+from __future__ import annotations
+
+import math
+
+
+def _secs(cell: dict) -> str:
+    status = cell.get("status")
+    if status == "ok":
+        return f"{cell['seconds']:.3f}"
+    if status == "timeout":
+        return "timeout"
+    return status or "-"
+
+
+def _ratio(base: dict, ours: dict, timeout: float) -> str:
+    """How many times faster rscount was; a baseline that timed out gives a lower bound."""
+    if ours.get("status") != "ok":
+        return "-"
+    t = max(ours["seconds"], 1e-3)
+    if base.get("status") == "ok":
+        return f"{base['seconds'] / t:,.0f}x"
+    if base.get("status") in ("timeout", "skipped"):
+        return f"> {timeout / t:,.0f}x"
+    return "-"
+
+
+def _agree(row: dict, methods: list) -> str:
+    ours = row["rscount"]
+    if ours.get("status") != "ok":
+        return ""
+    notes = []
+    for m in methods:
+        cell = row.get(m, {})
+        if m == "rscount" or cell.get("status") != "ok":
+            continue
+        if cell.get("exact") and ours.get("exact") and cell["count"] != ours["count"]:
+            notes.append(f"MISMATCH {m} {cell['count']}")
+        if not cell.get("exact") and ours.get("exact"):
+            lo, hi = int(cell["lower"]), int(cell["upper"])
+            if not lo <= int(ours["count"]) <= hi:
+                notes.append(f"{m} outside its bounds")
+    return "; ".join(notes)
+
+
+def write_markdown(data: dict) -> str:
+    meta, rows = data["meta"], data["rows"]
+    methods, timeout = meta["methods"], meta["timeout"]
+    base_timeout = meta.get("baseline_timeout", timeout)
+    head = ["instance", "class", "count", "rscount s (backend)", "peak MB"]
+    for m in methods[1:]:
+        head.append(f"{m} s")
+    for m in ("ganak", "pyeda-reference"):
+        if m in methods:
+            head.append(f"speed-up vs {m}")
+    head.append("check")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    worst = {"ganak": math.inf, "pyeda-reference": math.inf}
+    slow_xor_and, over_60, peak = [], [], 0.0
+    for row in rows:
+        ours = row["rscount"]
+        if ours.get("status") == "ok":
+            kind = "" if ours.get("exact") else f" (approx [{ours['lower']}, {ours['upper']}])"
+            count = f"{int(ours['count']):,}{kind}"
+            mine = f"{ours['seconds']:.3f} ({ours['backend']})"
+            peak = max(peak, ours.get("peak_mb", 0))
+            if row["family"] in ("xor", "and") and row["map_class"] == "complete" and ours["seconds"] >= 1:
+                slow_xor_and.append(row["id"])
+            for m in worst:
+                if row.get(m, {}).get("status") == "ok":
+                    worst[m] = min(worst[m], row[m]["seconds"] / max(ours["seconds"], 1e-3))
+        else:
+            fb = row.get("fallback", {})
+            count = (f"~{int(fb['count']):,} (ApproxMC [{int(fb['lower']):,}, {int(fb['upper']):,}], "
+                     f"{fb['seconds']:.1f} s)" if fb.get("status") == "ok" else "not counted")
+            mine = _secs(ours)
+            over_60.append(f"{row['id']} ({row['map_class']}{', ApproxMC estimate' if fb.get('status') == 'ok' else ''})")
+        cells = [row["id"], row["map_class"], count, mine, str(ours.get("peak_mb", "-"))]
+        cells += [_secs(row.get(m, {})) for m in methods[1:]]
+        cells += [_ratio(row.get(m, {}), ours, base_timeout) for m in ("ganak", "pyeda-reference") if m in methods]
+        cells.append(_agree(row, methods))
+        lines.append("| " + " | ".join(cells) + " |")
+    summary = [
+        f"Machine: {meta['machine']}, {meta['cores']} cores; {meta['date']}; limit {timeout:g} s per instance "
+        f"for rscount, {base_timeout:g} s for each baseline; whole run {meta['wall_seconds']} s{' (--quick)' if meta['quick'] else ''}.",
+        "",
+        f"- Instances: {len(rows)}; counted by rscount within the limit: "
+        f"{sum(r['rscount'].get('status') == 'ok' for r in rows)}"
+        + (f"; not within the limit: {', '.join(over_60)}" if over_60 else "") + ".",
+        f"- xorN / andN (complete) at or above 1 s: {', '.join(slow_xor_and) or 'none'}.",
+    ]
+    for m, w in worst.items():
+        if m in methods and w < math.inf:
+            summary.append(f"- Smallest speed-up over {m} among the instances {m} finished: {w:,.0f}x.")
+    summary.append(f"- Peak memory of any rscount measurement: {peak:,.0f} MB.")
+    return "\n".join(summary + [""] + lines) + "\n"

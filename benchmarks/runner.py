@@ -1,0 +1,60 @@
+"""Measure instances: each (instance, method) in its own process, with a time limit and peak memory."""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+
+import rscount
+
+from .suite import Instance
+
+# method -> (backend for count_problem, approx); "rscount" is the default --exact choice.
+METHODS = {
+    "rscount": (None, False),
+    "ganak": ("ganak", False),
+    "approxmc": ("approxmc", True),
+    "pyeda-reference": ("pyeda-reference", False),
+}
+
+
+def measure_here(instance: Instance, method: str, timeout: float) -> dict:
+    """Count ``instance`` with ``method`` in this process; return what the table needs."""
+    backend, approx = METHODS[method]
+    start = time.perf_counter()
+    row = {"status": "ok"}
+    try:
+        problem = rscount.make_problem(instance.task, **instance.problem_args())
+        r = rscount.count_problem(problem, backend, approx=approx, timeout=timeout)
+        row.update(count=str(r.count), exact=r.exact, lower=str(r.lower), upper=str(r.upper), backend=r.backend,
+                   support_size=r.support_size)
+    except rscount.CountTimeout:
+        row["status"] = "timeout"
+    except rscount.RscountError as exc:
+        row.update(status="error", error=str(exc).split(";")[0][:160])
+    row["seconds"] = time.perf_counter() - start
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    row["peak_mb"] = round(max(self_kb, kids_kb) / 1024, 1)
+    return row
+
+
+def measure(instance: Instance, method: str, timeout: float) -> dict:
+    """Run :func:`measure_here` in a fresh interpreter, so memory and crashes stay apart."""
+    cmd = [sys.executable, "-m", "benchmarks", "one", "--method", method, "--timeout", str(timeout),
+           "--instance", json.dumps(asdict(instance))]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60, env=env,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": timeout + 60}
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "error", "error": tail[:160], "seconds": float("nan")}
+    return json.loads(lines[-1])
