@@ -15,7 +15,8 @@ from .counters.base import Deadline
 from .encoding import encode
 from .errors import BackendError, EncodingError, SupportError
 from .problem import Problem, make_supervision
-from .result import CountResult, Tally
+from .result import CountResult, Tally, format_count
+from .split import split_problem
 from .support import Support
 from .task import Task
 from .tasks import get_task
@@ -101,6 +102,10 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         raise EncodingError(f"--approx uses approxmc; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
+    if backend is None and not approx:
+        parts = split_problem(problem)
+        if parts:
+            return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress)
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
     counters = [get_counter(name) for name in plan]
     for name, counter in zip(plan, counters):
@@ -140,6 +145,28 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None else tally.encoding, notes=tuple(notes) + tally.notes,
         warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
+
+
+def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress) -> CountResult:
+    """Count independent sub-problems one by one and multiply (see :mod:`rscount.split`)."""
+    start = time.perf_counter()
+    results = []
+    for part in parts:
+        left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
+        results.append(count_problem(part, timeout=left, memory_mb=memory_mb, progress=progress))
+    total = 1
+    for r in results:
+        total *= r.count
+    names = " | ".join(f"{r.task}: {format_count(r.count)} ({r.backend})" for r in results)
+    note = (f"split: the labels read {len(parts)} disjoint sets of concepts and the support is exhaustive, so "
+            f"the count is the product of the parts' counts ({names})")
+    backends = "+".join(dict.fromkeys(r.backend for r in results))
+    return CountResult(
+        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
+        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        count=total, exact=True, backend=f"split({backends})", seconds=time.perf_counter() - start,
+        notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
+        _enumerate=_enumerator(problem, None))
 
 
 def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, backend: str | None = None,

@@ -1,0 +1,107 @@
+"""Split a problem whose labels read disjoint sets of concepts into independent sub-problems.
+
+On the exhaustive support (a product of the concept domains), with no
+supervision tied to single support vectors, the optimal maps of such a
+problem are tuples of optimal maps of its parts, so the count is the product
+of the parts' counts. For ``disentangled`` this needs only disjoint label
+variables. For ``complete`` and ``permutation`` a map could also send a
+ground-truth concept of one part to a predicted concept of another; on the
+exhaustive support such a map is never optimal, because each label's
+predicted value would ignore a concept its true value changes with (checked
+on the knowledge; the concepts no label changes with must share one part). ``shared`` splits when every concept
+group lies inside one part.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .logic import variables
+from .problem import Problem, Supervision
+from .support import _grid, exhaustive
+from .task import Task
+
+__all__ = ["components", "essential", "split_problem"]
+
+MAX_LABEL_GRID = 1 << 22
+SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
+
+
+def components(task: Task) -> list:
+    """Groups of label indices connected through shared concepts, with their concept indices."""
+    reads = [sorted(task.index(n) for n in variables(lab.expr)) for lab in task.labels]
+    parent = list(range(len(reads)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    owner: dict = {}
+    for n, cs in enumerate(reads):
+        for c in cs:
+            if c in owner:
+                parent[find(n)] = find(owner[c])
+            else:
+                owner[c] = n
+    parts: dict = {}
+    for n in range(len(reads)):
+        parts.setdefault(find(n), []).append(n)
+    return [(tuple(ls), tuple(sorted({c for n in ls for c in reads[n]}))) for ls in parts.values()]
+
+
+def essential(task: Task, label: int) -> frozenset | None:
+    """The concepts label ``label`` really changes with (None: its mentioned concepts are too many to check)."""
+    cs = sorted(task.index(n) for n in variables(task.labels[label].expr))
+    sizes = tuple(task.sizes[c] for c in cs)
+    if int(np.prod(sizes, dtype=np.int64)) > MAX_LABEL_GRID:
+        return None
+    sub = _grid(sizes)
+    full = np.zeros((len(sub), task.k), dtype=np.int64)
+    full[:, cs] = sub
+    values = task.evaluate(full)[:, label].reshape(sizes)
+    return frozenset(c for a, c in enumerate(cs) if np.any(np.diff(values, axis=a) != 0))
+
+
+def _parts_are_closed(task: Task, where: dict) -> bool:
+    """Whether every complete map with an optimal chance keeps each part's concepts inside it.
+
+    On the exhaustive support an optimal map sends each label's essential
+    concepts onto themselves, hence each part's essential concepts too; the
+    concepts no label depends on stay together, so they must lie in one part.
+    """
+    used: set = set()
+    for n in range(len(task.labels)):
+        e = essential(task, n)
+        if e is None:
+            return False
+        used |= e
+    idle = {where[c] for c in range(task.k) if c not in used}
+    return len(idle) <= 1
+
+
+def split_problem(problem: Problem) -> list | None:
+    """The independent sub-problems of ``problem``, or None when it does not split."""
+    task = problem.task
+    if (problem.map_class not in SPLIT_CLASSES or not problem.support.exhaustive
+            or problem.supervision.vectors or len(task.labels) < 2):
+        return None
+    parts = components(task)
+    covered = {c for _, cs in parts for c in cs}
+    if len(parts) < 2 or len(covered) != task.k:
+        return None
+    where = {c: n for n, (_, cs) in enumerate(parts) for c in cs}
+    if problem.map_class == "shared" and any(len({where[task.index(x)] for x in g}) > 1 for g in task.groups):
+        return None
+    if problem.map_class in ("complete", "permutation") and not _parts_are_closed(task, where):
+        return None
+    out = []
+    for n, (labels, cs) in enumerate(parts):
+        index = {c: m for m, c in enumerate(cs)}
+        names = {task.concepts[c].name for c in cs}
+        sub = Task(name=f"{task.name}[{','.join(task.labels[l].name for l in labels)}]",
+                   concepts=tuple(task.concepts[c] for c in cs), labels=tuple(task.labels[l] for l in labels),
+                   groups=tuple(g for g in task.groups if set(g) <= names))
+        sup = Supervision(concepts=tuple((index[i], u) for i, u in problem.supervision.concepts if i in index))
+        out.append(Problem(sub, exhaustive(sub), problem.map_class, sup))
+    return out
