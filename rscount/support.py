@@ -29,18 +29,33 @@ MAX_EXHAUSTIVE = 1 << 24
 
 @dataclass(frozen=True, eq=False)
 class Support:
-    """Index vectors of shape (n, k), with a word on where they came from."""
+    """Index vectors of shape (n, k), with a word on where they came from.
 
-    vectors: np.ndarray = field(repr=False)
+    An exhaustive support too large to list (over MAX_EXHAUSTIVE vectors)
+    keeps only its size: counters that split the problem never need its rows,
+    and any that do get a SupportError saying what to do instead.
+    """
+
+    data: np.ndarray | None = field(repr=False)
     kind: str
     exhaustive: bool = False
+    size: int | None = None
 
     def __post_init__(self) -> None:
-        if len(self.vectors) == 0:
+        if self.data is None and not (self.exhaustive and self.size):
+            raise SupportError("only an exhaustive support may leave its vectors unlisted")
+        if self.data is not None and len(self.data) == 0:
             raise SupportError("the support is empty; give at least one concept vector")
 
+    @property
+    def vectors(self) -> np.ndarray:
+        if self.data is None:
+            raise SupportError(f"the exhaustive support has {self.size} vectors (limit {MAX_EXHAUSTIVE} "
+                               f"to list); use --subsample, --support by-label:N or an explicit support")
+        return self.data
+
     def __len__(self) -> int:
-        return int(self.vectors.shape[0])
+        return int(self.data.shape[0]) if self.data is not None else int(self.size)
 
     def rows(self):
         """Yield index vectors as tuples."""
@@ -62,8 +77,7 @@ def _grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
 def exhaustive(task: Task) -> Support:
     """Return every concept vector of ``task``."""
     if task.space_size > MAX_EXHAUSTIVE:
-        raise SupportError(f"the exhaustive support of {task.name} has {task.space_size} vectors "
-                           f"(limit {MAX_EXHAUSTIVE}); use --subsample or an explicit support")
+        return Support(None, "exhaustive", exhaustive=True, size=task.space_size)
     return Support(_grid(task.sizes), "exhaustive", exhaustive=True)
 
 
@@ -111,6 +125,8 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
     """
     if n < 1:
         raise SupportError(f"a label-first sample needs at least one vector, got {n}")
+    if task.space_size > MAX_EXHAUSTIVE:
+        return _by_label_drawn(task, n, seed)
     grid = exhaustive(task).vectors
     labels = task.evaluate(grid)
     _, group = np.unique(labels, axis=0, return_inverse=True)
@@ -123,6 +139,28 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
         pool = members[rng.randrange(len(members))]
         chosen.add(int(pool[rng.randrange(len(pool))]))
     return Support(grid[sorted(chosen)], f"label-first sample {target} (seed {seed})")
+
+
+LABEL_DRAWS = 1 << 18
+
+
+def _by_label_drawn(task: Task, n: int, seed: int) -> Support:
+    """Label-first sampling where the space is too large to list: labels met among uniform draws."""
+    rng = np.random.default_rng(seed)
+    grid = np.stack([rng.integers(s, size=LABEL_DRAWS) for s in task.sizes], axis=1)
+    grid = np.unique(grid, axis=0)
+    labels = task.evaluate(grid)
+    _, group = np.unique(labels, axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+    pick = random.Random(seed)
+    chosen: set = set()
+    target = min(n, len(grid))
+    while len(chosen) < target:
+        pool = members[pick.randrange(len(members))]
+        chosen.add(int(pool[pick.randrange(len(pool))]))
+    return Support(grid[sorted(chosen)], f"label-first sample {target} (seed {seed}; the {len(members)} "
+                                        f"label vectors met in {LABEL_DRAWS} uniform draws)")
 
 
 def explicit(task: Task, text: str) -> Support:

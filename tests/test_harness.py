@@ -147,9 +147,19 @@ def test_learned_map_verdicts_on_xor3():
     assert lm.verdict == "shortcut" and "c1: 0->1, 1->0" in lm.description
     assert learned_map(problem, g, np.zeros_like(g)).verdict == "not optimal"
     swap = g[:, [1, 0, 2]]  # a permutation: optimal, but not disentangled
-    assert learned_map(problem, g, swap).verdict == "outside class"
+    assert learned_map(problem, g, swap, per_concept=False).verdict == "outside class"
     complete = rscount.make_problem("xor3", map_class="complete")
     assert learned_map(complete, g, swap).verdict == "shortcut"
+
+
+def test_per_concept_reading_ignores_a_few_misread_images():
+    problem = rscount.make_problem("xor3", map_class="disentangled")
+    true = problem.support.vectors.copy()  # each vector seen once
+    pred = true.copy()
+    pred[3, 0] = 1 - pred[3, 0]  # one misread image
+    lm = learned_map(problem, true, pred)
+    assert lm.verdict == "intended" and lm.agreement == 7 / 8
+    assert learned_map(problem, true, pred, per_concept=False).verdict == "not optimal"
 
 
 # --- metrics -----------------------------------------------------------------------

@@ -24,8 +24,8 @@ class LearnedMap:
     """What a model learned on the test set, and where it lands among the optimal maps."""
 
     pairs: tuple  # (ground-truth vector, most frequent prediction), sorted
-    agreement: float  # share of test examples predicted as the most frequent prediction of their vector
-    covered: int  # support vectors seen in the test set
+    agreement: float  # share of test examples whose prediction equals the learned map's image
+    covered: int  # support vectors the learned map was read on
     support_size: int
     optimal: bool  # keeps every label and supervised concept on the vectors seen
     in_class: bool | None  # some map of the class agrees on every vector seen (None: not checked)
@@ -53,14 +53,32 @@ class LearnedMap:
                 "map": self.description}
 
 
-def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray) -> LearnedMap:
-    """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k))."""
+def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concept: bool | None = None) -> LearnedMap:
+    """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k)).
+
+    ``per_concept`` (default for the disentangled and shared classes, whose
+    extractors read one concept's input each) reads one value map per concept
+    by majority vote and applies it to every support vector, so a few
+    misread test images do not count as a different map; otherwise each
+    ground-truth vector seen goes to its most frequent prediction.
+    """
     task = problem.task
-    votes: dict = defaultdict(Counter)
-    for g, p in zip(map(tuple, true.tolist()), map(tuple, pred.tolist())):
-        votes[g][p] += 1
-    pairs = tuple(sorted((g, c.most_common(1)[0][0]) for g, c in votes.items()))
-    agreement = sum(c.most_common(1)[0][1] for c in votes.values()) / max(len(true), 1)
+    if per_concept is None:
+        per_concept = problem.map_class in ("disentangled", "shared")
+    if per_concept:
+        maps = _majority(problem, tuple(zip(map(tuple, true.tolist()), map(tuple, pred.tolist()))))
+        support = problem.support.vectors.tolist()
+        pairs = tuple(sorted((tuple(g), tuple(maps[j][1][u] for j, u in enumerate(g))) for g in support
+                             if all(u in maps[j][1] for j, u in enumerate(g))))
+        image = {g: p for g, p in pairs}
+        hits = sum(1 for g, p in zip(map(tuple, true.tolist()), map(tuple, pred.tolist())) if image.get(g) == p)
+        agreement = hits / max(len(true), 1)
+    else:
+        votes: dict = defaultdict(Counter)
+        for g, p in zip(map(tuple, true.tolist()), map(tuple, pred.tolist())):
+            votes[g][p] += 1
+        pairs = tuple(sorted((g, c.most_common(1)[0][0]) for g, c in votes.items()))
+        agreement = sum(c.most_common(1)[0][1] for c in votes.values()) / max(len(true), 1)
     rows = {tuple(map(int, v)): r for r, v in enumerate(problem.support.vectors)}
     src = np.asarray([g for g, _ in pairs], dtype=np.int64)
     img = np.asarray([p for _, p in pairs], dtype=np.int64)
