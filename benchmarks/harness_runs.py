@@ -42,6 +42,23 @@ GRID = [
 CLASS_OF = {"separate": "disentangled", "shared": "shared", "joint": "joint"}
 
 
+def table(rows: list, seeds: list, epochs: int) -> str:
+    """The markdown table docs/harness.md shows."""
+    head = ("| run | model | extractor / class | support | supervision | optimal maps | label acc | "
+            "concept acc | collapse | intended | counted shortcut | no optimal map | figures |")
+    lines = [head, "|" + "---|" * 13]
+    for r in rows:
+        acc = f"{r['concept_acc']:.3f}" if r["concept_acc"] is not None else "-"
+        cls = f"{r['collapse']:.3f}" if r["collapse"] is not None else "-"
+        counts = (f"{r['intended']} | {r['shortcut']} | {r['none']}" if r["concept_acc"] is not None
+                  else "- | - | -")
+        lines.append(f"| {r['label']} | {r['model']} | {r['extractor']} / {r['map_class']} | {r['support']} | "
+                     f"{r['supervision']} | {r['count']} | {r['label_acc']:.3f} | {acc} | {cls} | {counts} | "
+                     f"[{r['folder']}](harness/{r['folder']}) |")
+    return (f"{len(seeds)} seeds ({', '.join(map(str, seeds))}), {epochs} epochs each; accuracies and collapse "
+            f"are means over seeds on the test split.\n\n" + "\n".join(lines) + "\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--seeds", default="0,1,2,3,4")
@@ -80,6 +97,7 @@ def main() -> None:
             "folder": folder.name, "seconds": time.perf_counter() - start,
         })
         print(json.dumps(rows[-1]), flush=True)
+    (out / "table.md").write_text(table(rows, seeds, args.epochs))
     (out / "results.json").write_text(json.dumps({"seeds": seeds, "epochs": args.epochs,
                                                   "machine": f"{platform.machine()} / Python "
                                                              f"{platform.python_version()}", "rows": rows},

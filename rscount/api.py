@@ -5,13 +5,14 @@
 """
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
-from .counters.base import Deadline
+from .counters.base import Cancelled, Deadline, race
 from .encoding import encode
 from .errors import BackendError, EncodingError, SupportError
 from .problem import Problem, make_supervision
@@ -68,8 +69,8 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
     """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
 
-    Without symmetry to exploit, SDD compilation is tried first under a short
-    budget (it is fastest when it succeeds) and Ganak gets the rest of the time.
+    Where two fit, :func:`count_problem` runs them side by side and keeps the
+    first answer: the structural counter (or SDD compilation) against Ganak.
     """
     if approx:
         if exact:
@@ -78,7 +79,7 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     if problem.map_class == "joint":
         return ("closed-form",)
     if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
-        return ("structural",)
+        return ("structural", "ganak") if COUNTERS["ganak"].unavailable() is None else ("structural",)
     plan = tuple(n for n in ("sdd", "ganak", "enumerate") if COUNTERS[n].unavailable() is None)
     if not plan:
         raise BackendError("no exact backend is installed; pip install pysdd or pyganak or python-sat")
@@ -88,9 +89,6 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
 def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = False) -> str:
     """Return the first backend :func:`count_problem` would try."""
     return choose_backends(problem, exact, approx)[0]
-
-
-FIRST_TRY_SECONDS = 10.0
 
 
 def count_problem(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
@@ -116,24 +114,38 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), "
                                 f"not {name}")
     start = time.perf_counter()
-    encoding, notes = None, []
-    for n, (name, counter) in enumerate(zip(plan, counters)):
-        if encoding is None and _wants_cnf(counter, problem):
-            encoding = encode(problem, _encoding_progress(progress, len(problem.support)),
-                              deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
-                                                "raise --timeout or count a smaller support (--subsample N)"))
-        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
-        last = n == len(plan) - 1
-        budget = remaining if last else min(FIRST_TRY_SECONDS, remaining or FIRST_TRY_SECONDS)
-        options = Options(timeout=budget, memory_mb=memory_mb, epsilon=epsilon, delta=delta, seed=seed,
-                          progress=progress)
-        try:
-            tally: Tally = counter.count(problem, encoding if _wants_cnf(counter, problem) else None, options)
-            break
-        except BackendError as exc:
-            if last:
-                raise
-            notes.append(f"{name} gave up ({exc}); {plan[n + 1]} counted instead")
+    lock, built = threading.Lock(), {}
+
+    def encoding_for(counter):
+        if not _wants_cnf(counter, problem):
+            return None
+        with lock:
+            if "cnf" not in built:
+                built["cnf"] = encode(problem, _encoding_progress(progress, len(problem.support)),
+                                      deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
+                                                        "raise --timeout or count a smaller support "
+                                                        "(--subsample N)"))
+            return built["cnf"]
+
+    def attempt(counter):
+        def go() -> Tally:
+            enc = encoding_for(counter)
+            left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
+            return counter.count(problem, enc, Options(timeout=left, memory_mb=memory_mb, epsilon=epsilon,
+                                                       delta=delta, seed=seed, progress=progress))
+        return go
+
+    notes: list = []
+    if len(plan) == 1:
+        name, tally = plan[0], attempt(counters[0])()
+    else:
+        name, tally, lost = race([(n, attempt(c)) for n, c in zip(plan, counters)])
+        others = [n for n in plan if n != name]
+        failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
+        notes.append(f"{' and '.join(plan)} ran side by side; {name} finished first"
+                     + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
+                     + ("" if failed else f" and {', '.join(others)} was stopped"))
+    encoding = built.get("cnf")
     seconds = time.perf_counter() - start
     if tally.count < 1:
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import queue
 import resource
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from typing import Callable, Iterable, Optional, Protocol
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 
-__all__ = ["Options", "Counter", "run_isolated", "Deadline", "missing", "Lit", "Clause"]
+__all__ = ["Options", "Counter", "run_isolated", "Deadline", "missing", "race", "Cancelled", "Lit", "Clause"]
 
 Lit = int
 Clause = tuple
@@ -62,14 +64,67 @@ def missing(module: str, install: str) -> str | None:
     return None
 
 
+_local = threading.local()
+
+
+class Cancelled(BackendError):
+    """Another backend of a race finished first."""
+
+
+def _check_cancelled(backend: str) -> None:
+    event = getattr(_local, "cancel", None)
+    if event is not None and event.is_set():
+        raise Cancelled(f"{backend} stopped: another backend finished first")
+
+
+def race(entries: list, poll: float = 0.25):
+    """Run ``(name, fn)`` entries at once, each in a thread (their native work forks); first success wins.
+
+    Return ``(name, result, {loser: error})``; the others are cancelled and
+    their child processes killed. If every entry fails, raise the most
+    telling error (a time-out before other failures).
+    """
+    results: queue.Queue = queue.Queue()
+    events = {name: threading.Event() for name, _ in entries}
+
+    def runner(name, fn):
+        _local.cancel = events[name]
+        try:
+            results.put((name, True, fn()))
+        except BaseException as exc:  # reported to the caller below
+            results.put((name, False, exc))
+
+    threads = [threading.Thread(target=runner, args=entry, daemon=True) for entry in entries]
+    for t in threads:
+        t.start()
+    errors: dict = {}
+    try:
+        while len(errors) < len(entries):
+            try:
+                name, ok, value = results.get(timeout=poll)
+            except queue.Empty:
+                continue
+            if ok:
+                return name, value, errors
+            errors[name] = value
+    finally:
+        for event in events.values():
+            event.set()
+        for t in threads:
+            t.join()
+    timeouts = [e for e in errors.values() if isinstance(e, CountTimeout)]
+    raise (timeouts or list(errors.values()))[-1]
+
+
 class Deadline:
-    """Cheap time checks for pure-Python loops."""
+    """Cheap time checks for pure-Python loops (which also stop when a race is lost)."""
 
     def __init__(self, seconds: float | None, backend: str, advice: str = "raise --timeout or try --approx"):
         self.end = None if seconds is None else time.monotonic() + seconds
         self.seconds, self.backend, self.advice = seconds, backend, advice
 
     def check(self) -> None:
+        _check_cancelled(self.backend)
         if self.end is not None and time.monotonic() > self.end:
             raise CountTimeout(f"{self.backend} timed out after {self.seconds:g} s; {self.advice}")
 
@@ -99,12 +154,13 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
     sys.stderr.flush()
     proc = ctx.Process(target=_child, args=(child, fn, memory_mb), daemon=True)
     start = time.monotonic()
+    reported = 0.0
     proc.start()
     child.close()
     try:
         while True:
             waited = time.monotonic() - start
-            step = 2.0 if timeout is None else max(0.0, min(2.0, timeout - waited))
+            step = 0.2 if timeout is None else max(0.0, min(0.2, timeout - waited))
             if parent.poll(step):
                 try:
                     status, payload = parent.recv()
@@ -114,10 +170,12 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
             if not proc.is_alive() and not parent.poll(0):
                 status, payload = "died", None
                 break
+            _check_cancelled(backend)
             waited = time.monotonic() - start
             if timeout is not None and waited >= timeout:
                 raise CountTimeout(f"{backend} timed out after {timeout:g} s; raise --timeout or try --approx")
-            if progress is not None:
+            if progress is not None and waited - reported >= 2.0:
+                reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
     finally:
         if proc.is_alive():
