@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SCALAR", "ARRAY", "evaluate"]
+__all__ = ["SCALAR", "ARRAY", "evaluate", "apply_scalar"]
 
 
 def _truth(x):
@@ -36,6 +36,19 @@ SCALAR = {
     "gt": lambda x, y: int(x > y),
     "ge": lambda x, y: int(x >= y),
 }
+
+def apply_scalar(op: str, values: list):
+    """Apply any operator of the language to plain values (as value-by-value readings of K need)."""
+    if op == "ite":
+        return values[1] if values[0] else values[2]
+    if op == "implies":
+        return int(not values[0] or bool(values[1]))
+    if op == "equiv":
+        return int(len({bool(v) for v in values}) == 1)
+    if op in ("and", "or", "xor") and len(values) == 1:
+        return int(bool(values[0]))
+    return SCALAR[op](*values)
+
 
 ARRAY = {
     "and": lambda x, y: (_truth(x) & _truth(y)).astype(np.int64),

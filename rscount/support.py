@@ -128,6 +128,15 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
     if task.space_size > MAX_EXHAUSTIVE:
         return _by_label_drawn(task, n, seed)
     grid = exhaustive(task).vectors
+    vectors, _ = _label_first(task, grid, n, seed)
+    return Support(vectors, f"label-first sample {len(vectors)} (seed {seed})")
+
+
+def _label_first(task: Task, grid: np.ndarray, n: int, seed: int) -> tuple:
+    """Pick min(n, len(grid)) distinct rows of ``grid``: a label vector uniformly, then a row with it.
+
+    Return the rows and how many label vectors ``grid`` holds.
+    """
     labels = task.evaluate(grid)
     _, group = np.unique(labels, axis=0, return_inverse=True)
     group = np.asarray(group).reshape(-1)
@@ -138,7 +147,7 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
     while len(chosen) < target:
         pool = members[rng.randrange(len(members))]
         chosen.add(int(pool[rng.randrange(len(pool))]))
-    return Support(grid[sorted(chosen)], f"label-first sample {target} (seed {seed})")
+    return grid[sorted(chosen)], len(members)
 
 
 LABEL_DRAWS = 1 << 18
@@ -149,18 +158,9 @@ def _by_label_drawn(task: Task, n: int, seed: int) -> Support:
     rng = np.random.default_rng(seed)
     grid = np.stack([rng.integers(s, size=LABEL_DRAWS) for s in task.sizes], axis=1)
     grid = np.unique(grid, axis=0)
-    labels = task.evaluate(grid)
-    _, group = np.unique(labels, axis=0, return_inverse=True)
-    group = np.asarray(group).reshape(-1)
-    members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
-    pick = random.Random(seed)
-    chosen: set = set()
-    target = min(n, len(grid))
-    while len(chosen) < target:
-        pool = members[pick.randrange(len(members))]
-        chosen.add(int(pool[pick.randrange(len(pool))]))
-    return Support(grid[sorted(chosen)], f"label-first sample {target} (seed {seed}; the {len(members)} "
-                                        f"label vectors met in {LABEL_DRAWS} uniform draws)")
+    vectors, kinds = _label_first(task, grid, n, seed)
+    return Support(vectors, f"label-first sample {len(vectors)} (seed {seed}; the {kinds} "
+                            f"label vectors met in {LABEL_DRAWS} uniform draws)")
 
 
 def explicit(task: Task, text: str) -> Support:

@@ -15,7 +15,7 @@ import itertools
 from ..errors import BackendError
 from ..logic import Const, Var
 from ..result import Tally
-from ..semantics import SCALAR
+from ..semantics import apply_scalar
 from .base import Deadline, Options, missing, run_isolated
 
 CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
@@ -58,22 +58,10 @@ def _combine(op: str, args: list, pe) -> dict:
         return {1 if op == "and" else 0: pe.expr(1)}
     for combo in itertools.product(*[list(a.items()) for a in args]):
         values = [v for v, _ in combo]
-        r = _apply(op, values)
+        r = apply_scalar(op, values)
         term = pe.And(*[f for _, f in combo])
         out[r] = pe.Or(out[r], term) if r in out else term
     return out
-
-
-def _apply(op: str, values: list):
-    if op == "ite":
-        return values[1] if values[0] else values[2]
-    if op == "implies":
-        return int(not values[0] or bool(values[1]))
-    if op == "equiv":
-        return int(len({bool(v) for v in values}) == 1)
-    if op in ("and", "or", "xor") and len(values) == 1:
-        return int(bool(values[0]))
-    return SCALAR[op](*values)
 
 
 def build(problem, pe):

@@ -15,7 +15,7 @@ import torch
 
 from ..errors import HarnessError
 from ..logic import Const, Var
-from ..semantics import SCALAR
+from ..semantics import apply_scalar
 
 __all__ = ["TNORMS", "FuzzyKnowledge", "p_mean_error"]
 
@@ -101,7 +101,7 @@ class FuzzyKnowledge:
             out = {}
             for combo in itertools.product(*[list(a.items()) for a in pool]):
                 values = [v for v, _ in combo]
-                r = _apply(op, values)
+                r = apply_scalar(op, values)
                 d = reduce(T, [d for _, d in combo])
                 out[r] = S(out[r], d) if r in out else d
             folded = [out]
@@ -120,10 +120,3 @@ class FuzzyKnowledge:
                     deg = deg + (codes == code).float() * dist[value]
             sat = deg if sat is None else self.T(sat, deg)
         return sat
-
-
-def _apply(op: str, values: list):
-    if op == "ite":
-        return values[1] if values[0] else values[2]
-    fn = SCALAR[op]
-    return fn(values[0]) if op in ("neg", "abs") else fn(*values)
