@@ -155,7 +155,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
-        encoding=encoding.size if encoding is not None else tally.encoding, notes=tuple(notes) + tally.notes,
+        encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding, notes=tuple(notes) + tally.notes,
         warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
 
 
