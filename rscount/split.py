@@ -17,7 +17,7 @@ import numpy as np
 
 from .logic import variables
 from .problem import Problem, Supervision
-from .support import _grid, exhaustive
+from .support import exhaustive, grid
 from .task import Task
 
 __all__ = ["components", "essential", "split_problem"]
@@ -56,7 +56,7 @@ def essential(task: Task, label: int) -> frozenset | None:
     sizes = tuple(task.sizes[c] for c in cs)
     if int(np.prod(sizes, dtype=np.int64)) > MAX_LABEL_GRID:
         return None
-    sub = _grid(sizes)
+    sub = grid(sizes)
     full = np.zeros((len(sub), task.k), dtype=np.int64)
     full[:, cs] = sub
     values = task.evaluate(full)[:, label].reshape(sizes)

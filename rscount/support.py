@@ -22,7 +22,7 @@ from .spec import vectors_from_values
 from .task import Task
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
-           "parse_amount", "MAX_EXHAUSTIVE"]
+           "parse_amount", "grid", "MAX_EXHAUSTIVE"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -63,7 +63,7 @@ class Support:
             yield tuple(int(x) for x in row)
 
 
-def _grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
+def grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
     """Index vectors of the exhaustive support (all, or those at ``indices``) in lexicographic order."""
     total = math.prod(sizes)
     idx = np.arange(total, dtype=np.int64) if indices is None else np.asarray(indices, dtype=np.int64)
@@ -78,7 +78,7 @@ def exhaustive(task: Task) -> Support:
     """Return every concept vector of ``task``."""
     if task.space_size > MAX_EXHAUSTIVE:
         return Support(None, "exhaustive", exhaustive=True, size=task.space_size)
-    return Support(_grid(task.sizes), "exhaustive", exhaustive=True)
+    return Support(grid(task.sizes), "exhaustive", exhaustive=True)
 
 
 def parse_amount(text, what: str) -> float | int:
@@ -114,7 +114,7 @@ def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) ->
     if n == 0:
         raise SupportError(f"--subsample {amount} keeps no vector of {total}; ask for at least one")
     picks = np.array(sorted(random.Random(seed).sample(range(total), n)), dtype=np.int64)
-    vectors = base.vectors[picks] if base is not None else _grid(task.sizes, picks)
+    vectors = base.vectors[picks] if base is not None else grid(task.sizes, picks)
     return Support(vectors, f"subsample {n}/{total} (seed {seed})")
 
 

@@ -107,5 +107,16 @@ def random_problem(seed: int, map_class: str):
 
 
 def _rows(task, indices):
-    from rscount.support import _grid
-    return [list(r) for r in _grid(task.sizes, indices).tolist()]
+    from rscount.support import grid
+    return [list(r) for r in grid(task.sizes, indices).tolist()]
+
+
+def random_exhaustive_problem(seed: int, map_class: str):
+    """A random task on its exhaustive support, without supervision, small enough for brute force."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        task = random_cnf_task(rng, rng.randint(2, 4)) if rng.random() < 0.4 else random_categorical_task(rng)
+        problem = rscount.make_problem(task, map_class=map_class, support="exhaustive")
+        if number_of_candidates(problem) <= LIMIT // 60:
+            return problem
+    raise RuntimeError("no small problem found")

@@ -16,7 +16,7 @@ from rscount.harness import learned_map, make_dataset, run  # noqa: E402
 from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
 from rscount.harness.metrics import collapse, macro_f1  # noqa: E402
 from rscount.harness.probabilistic import CompiledCircuit, Enumeration  # noqa: E402
-from rscount.support import _grid  # noqa: E402
+from rscount.support import grid as _grid  # noqa: E402
 
 from randomtasks import random_problem  # noqa: E402
 

@@ -1,12 +1,12 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'pyeda-reference', 'sdd', 'structural']
+['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'pyeda-reference', 'sdd', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, bruteforce, closedform, ganak, pyeda_reference, sdd, structural
+from . import approxmc, automorphism, bruteforce, closedform, ganak, pyeda_reference, sdd, structural
 from . import enumerate as enumerate_
 from .base import Counter, Options
 
@@ -14,6 +14,7 @@ __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 
 COUNTERS: dict = {
     "structural": structural.BACKEND,
+    "automorphism": automorphism.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import HarnessError
 from ..problem import Problem
-from ..support import _grid
+from ..support import grid
 
 __all__ = ["Split", "Dataset", "make_dataset", "check_inputs", "default_inputs", "INPUTS", "SHAPES", "COLORS"]
 
@@ -175,7 +175,7 @@ def _ood_vectors(problem: Problem, n: int, rng) -> np.ndarray | None:
             if len(out) == n:
                 break
     if not out and task.space_size <= 1 << 20:  # nearly full support: list what is left
-        flat = _grid(task.sizes)
+        flat = grid(task.sizes)
         out = [tuple(map(int, r)) for r in flat if tuple(map(int, r)) not in inside][:n]
     return np.asarray(out, dtype=np.int64) if out else None
 

@@ -14,7 +14,7 @@ import torch
 
 from ..counters.sdd import _exactly_one, _GateSdds
 from ..errors import HarnessError
-from ..support import _grid
+from ..support import grid
 
 __all__ = ["Enumeration", "CompiledCircuit", "exact_semantics", "ENUMERATION_LIMIT"]
 
@@ -25,7 +25,7 @@ class Enumeration:
     """Sum over every concept vector; memory grows with batch x |C|."""
 
     def __init__(self, task):
-        self.grid = torch.as_tensor(_grid(task.sizes))
+        self.grid = torch.as_tensor(grid(task.sizes))
         self.labels = torch.as_tensor(task.evaluate(self.grid.numpy()))
 
     def log_likelihood(self, logps: list, y: torch.Tensor) -> torch.Tensor:

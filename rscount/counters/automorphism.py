@@ -1,0 +1,221 @@
+"""Exact counts on the exhaustive support from the symmetries of the quotient knowledge.
+
+On the exhaustive support an optimal map (sigma, f_1..f_k) never merges two
+values the knowledge tells apart, and it sends indistinguishable values to
+indistinguishable ones (docs/guide.md has the proof). So it induces a
+bijection g of the quotient (:mod:`rscount.quotient`) that permutes concepts
+by sigma, permutes value classes within each concept and keeps every label;
+conversely each such g comes from exactly ``prod_i prod_u |g_i([u])|`` maps
+(any value of the target class). The g are found by a search that fixes one
+predicted concept at a time (which ground-truth concept it reads, up to
+interchangeable concepts, and its class bijection) and prunes with the label
+histograms of the concepts fixed so far.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..errors import BackendError
+from ..quotient import MAX_TABLE, Quotient, quotient
+from ..result import Tally
+from .base import Deadline, Options
+
+CLASSES = ("complete", "permutation", "disentangled", "shared")
+MAX_NODES = 200_000
+MAX_HISTOGRAM = 1 << 24  # cells; larger partial histograms are skipped (the full check still runs)
+
+
+class _Search:
+    """Weighted count of the label-keeping bijections of a quotient for one concept assignment."""
+
+    def __init__(self, q: Quotient, groups: tuple | None, deadline: Deadline):
+        self.q, self.groups, self.deadline = q, groups, deadline
+        self.cache: dict = {}
+        self.nodes = 0
+
+    def histogram(self, axes: tuple):
+        """Label counts over the other concepts, one row per value tuple of ``axes`` (C order).
+
+        With every concept in ``axes`` a row is just the label; None when too large to keep.
+        """
+        if axes in self.cache:
+            return self.cache[axes]
+        table, L = self.q.table, self.q.labels
+        rest = [a for a in range(table.ndim) if a not in axes]
+        rows, width = math.prod(table.shape[a] for a in axes), math.prod(table.shape[a] for a in rest)
+        t = np.transpose(table, list(axes) + rest).reshape(rows, width)
+        if width == 1:
+            h = t
+        elif rows * L > MAX_HISTOGRAM:
+            h = None
+        else:
+            flat = (np.arange(rows, dtype=np.int64)[:, None] * L + t).ravel()
+            h = np.bincount(flat, minlength=rows * L).reshape(rows, L)
+        self.cache[axes] = h
+        return h
+
+    def order(self) -> list:
+        """Predicted concepts in search order: each next one tells the most value tuples apart."""
+        k, left, out = self.q.table.ndim, list(range(self.q.table.ndim)), []
+        while left:
+            if len(out) >= k - 2:
+                return out + left
+            best = max(left, key=lambda i: (_distinct(self.histogram(tuple(out + [i]))), -i))
+            out.append(best)
+            left.remove(best)
+        return out
+
+    def candidates(self, i: int, j: int):
+        """Bijections from the classes of gt concept j to those of predicted concept i that keep histograms."""
+        hg, hp = self.histogram((j,)), self.histogram((i,))
+        by_color: dict = {}
+        for a in range(len(hg)):
+            by_color.setdefault(hg[a].tobytes(), ([], []))[0].append(a)
+        for b in range(len(hp)):
+            key = hp[b].tobytes()
+            if key not in by_color:
+                return
+            by_color[key][1].append(b)
+        if any(len(src) != len(dst) for src, dst in by_color.values()):
+            return
+        parts = list(by_color.values())
+        for choice in itertools.product(*(itertools.permutations(dst) for _, dst in parts)):
+            g = np.empty(len(hg), dtype=np.int64)
+            for (src, _), dst in zip(parts, choice):
+                g[src] = dst
+            yield g
+
+    def count(self, blocks: list | None) -> int:
+        """Sum of weights over the bijections; concepts stay in place when ``blocks`` is None.
+
+        Otherwise a predicted concept may read any unused ground-truth concept;
+        those in one block are interchangeable, so it tries the first unused
+        member of each block and counts it once for every unused member.
+        """
+        q = self.q
+        k = q.table.ndim
+        order = self.order()
+        unused = [list(b) for b in blocks or ()]
+        sigma: list = []
+        gs: dict = {}
+        options: dict = {}
+
+        def level(t: int, weight: int, index) -> int:
+            if t == k:
+                return weight if self.groups is None else self.shared_weight(gs)
+            i, total = order[t], 0
+            hp = self.histogram(tuple(order[:t + 1]))
+            for free in ([[i]] if blocks is None else unused):
+                if not free or q.shape[free[0]] != q.shape[i]:
+                    continue
+                j, times = free.pop(0), len(free) + 1
+                sigma.append(j)
+                hg = self.histogram(tuple(sigma))
+                if (i, j) not in options:
+                    options[i, j] = list(self.candidates(i, j))
+                for g in options[i, j]:
+                    self.nodes += 1
+                    if self.nodes > MAX_NODES:
+                        raise BackendError(f"automorphism: more than {MAX_NODES} partial maps to check "
+                                           f"(too little structure); use --backend structural, sdd or ganak")
+                    if self.nodes % 256 == 0:
+                        self.deadline.check()
+                    gs[i] = g
+                    # index[a_0..a_t] = flat position of (g_0(a_0), .., g_t(a_t)) among predicted tuples
+                    deeper = (index[:, None] * q.shape[i] + g[None, :]).ravel()
+                    if hp is None or hg is None or np.array_equal(hp[deeper], hg):
+                        total += level(t + 1, weight * times * self.lift(i, j, g), deeper)
+                sigma.pop()
+                free.insert(0, j)
+            return total
+
+        return level(0, 1, np.zeros(1, dtype=np.int64))
+
+    def lift(self, i: int, j: int, g) -> int:
+        """Value maps of concept j into concept i that induce the class bijection g."""
+        ci, cj = self.q.classes[i], self.q.classes[j]
+        return math.prod(len(ci[g[a]]) ** len(cj[a]) for a in range(len(cj)))
+
+    def shared_weight(self, gs: list) -> int:
+        """Shared value maps inducing gs: per group and value, the values allowed by every member."""
+        total = 1
+        for group in self.groups:
+            where = [{u: a for a, cls in enumerate(self.q.classes[i]) for u in cls} for i in group]
+            size = sum(len(c) for c in self.q.classes[group[0]])
+            for u in range(size):
+                allowed = None
+                for i, w in zip(group, where):
+                    s = set(self.q.classes[i][gs[i][w[u]]])
+                    allowed = s if allowed is None else allowed & s
+                total *= len(allowed)
+        return total
+
+
+def interchangeable(q: Quotient, task) -> list:
+    """Blocks of concepts that can be swapped (with their values) without changing any label."""
+    t = q.table
+    full = [sum(len(c) for c in cls) for cls in q.classes]
+
+    def same(i: int, j: int) -> bool:
+        return (task.concepts[i].domain == task.concepts[j].domain and q.classes[i] == q.classes[j]
+                and full[i] == full[j] and np.array_equal(t, np.swapaxes(t, i, j)))
+    blocks: list = []
+    for i in range(task.k):
+        for b in blocks:
+            if same(b[0], i):
+                b.append(i)
+                break
+        else:
+            blocks.append([i])
+    return [tuple(b) for b in blocks]
+
+
+def _distinct(h) -> int:
+    """Number of different rows of a histogram (0 when it was too large to keep)."""
+    if h is None:
+        return 0
+    return len(np.unique(np.ascontiguousarray(h).view(np.dtype((np.void, h.dtype.itemsize * h.shape[1])))))
+
+
+class Automorphism:
+    name = "automorphism"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def applies(self, problem) -> bool:
+        """Exhaustive support, no supervision, a class with one value map per concept, a listable space."""
+        return (problem.map_class in CLASSES and problem.support.exhaustive and not problem.supervision
+                and problem.task.space_size <= MAX_TABLE)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if not self.applies(problem):
+            raise BackendError("automorphism counts the exhaustive support without supervision under "
+                               f"{', '.join(CLASSES)}, with at most {MAX_TABLE} concept vectors")
+        deadline = Deadline(options.timeout, self.name)
+        task = problem.task
+        q = quotient(task)
+        groups = None
+        if problem.map_class == "shared":
+            groups = tuple({task.group_of(i) for i in range(task.k)})
+        search = _Search(q, groups, deadline)
+        if problem.map_class in ("disentangled", "shared"):
+            blocks = None
+        else:
+            blocks = interchangeable(q, task)
+        total = search.count(blocks)
+        note = (f"automorphism: label-keeping bijections of the quotient knowledge ({q.table.size} of "
+                f"{task.space_size} vectors after merging values no label tells apart), "
+                f"{search.nodes} partial maps checked")
+        return Tally(total, notes=(note,), encoding={"quotient_vectors": int(q.table.size), "nodes": search.nodes})
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = Automorphism()
