@@ -104,6 +104,16 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         parts = split_problem(problem)
         if parts:
             return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress)
+    first_notes: tuple = ()
+    began = time.perf_counter()
+    if backend is None and not approx and COUNTERS["automorphism"].applies(problem):
+        share = None if timeout is None else timeout / 2
+        try:
+            return count_problem(problem, "automorphism", timeout=share, memory_mb=memory_mb, progress=progress)
+        except BackendError as exc:  # too little structure or out of its share of time: count generically
+            first_notes = (f"automorphism gave up ({exc}); counted generically",)
+            if timeout is not None:
+                timeout -= share
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
     counters = [get_counter(name) for name in plan]
     for name, counter in zip(plan, counters):
@@ -135,7 +145,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                                                        delta=delta, seed=seed, progress=progress))
         return go
 
-    notes: list = []
+    notes: list = list(first_notes)
     if len(plan) == 1:
         name, tally = plan[0], attempt(counters[0])()
     else:
@@ -146,7 +156,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                      + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
                      + ("" if failed else f" and {', '.join(others)} was stopped"))
     encoding = built.get("cnf")
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - began
     if tally.count < 1:
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
                            f"please report this with the task and options")
