@@ -30,6 +30,9 @@ def test_json_fields(capsys):
                 "epsilon", "delta", "backend", "seconds", "encoding"):
         assert key in data
     assert data["count"] == 24 and data["rs_count"] == 23 and data["exact"] is True
+    assert data["encoding"]["quotient_vectors"] == 8 and data["backend"] == "automorphism"
+    code, out, _ = run(["--task", "xor3", "--backend", "ganak", "--json"], capsys)
+    data = json.loads(out)
     assert data["encoding"]["vars"] > 0 and data["encoding"]["clauses"] >= 0
 
 
