@@ -17,7 +17,7 @@ from .encoding import encode
 from .errors import BackendError, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally, format_count
-from .split import split_problem
+from .split import split_problem, split_shared
 from .support import Support
 from .task import Task
 from .tasks import get_task
@@ -106,6 +106,14 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress)
     first_notes: tuple = ()
     began = time.perf_counter()
+    shared_parts = split_shared(problem) if backend is None and not approx and not problem.supervision else None
+    if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
+        try:
+            return _count_shared_parts(problem, shared_parts, timeout=None if timeout is None else timeout / 2)
+        except BackendError as exc:
+            first_notes = (f"automorphism on the shared parts gave up ({exc}); counted generically",)
+            if timeout is not None:
+                timeout -= time.perf_counter() - began
     if backend is None and not approx and COUNTERS["automorphism"].applies(problem):
         share = None if timeout is None else timeout / 2
         try:
@@ -189,6 +197,20 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress)
         count=total, exact=True, backend=f"split({backends})", seconds=time.perf_counter() - start,
         notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, None))
+
+
+def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResult:
+    """Shared maps optimal on every label part at once (see :func:`rscount.counters.automorphism.count_shared_parts`)."""
+    from .counters.automorphism import count_shared_parts
+    start = time.perf_counter()
+    total, boxes = count_shared_parts(problem, parts, Deadline(timeout, "automorphism"))
+    note = (f"shared parts: the labels read {len(parts)} disjoint sets of concepts but the concept groups cross "
+            f"them, so the count intersects each part's optimal shared maps ({boxes} boxes of maps)")
+    return CountResult(
+        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
+        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        count=total, exact=True, backend="automorphism", seconds=time.perf_counter() - start,
+        notes=(note,), warnings=problem.task.warnings, _enumerate=_enumerator(problem, None))
 
 
 def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, backend: str | None = None,

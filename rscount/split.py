@@ -20,7 +20,7 @@ from .problem import Problem, Supervision
 from .support import exhaustive, grid
 from .task import Task
 
-__all__ = ["components", "essential", "split_problem"]
+__all__ = ["components", "essential", "split_problem", "split_shared"]
 
 MAX_LABEL_GRID = 1 << 22
 SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -80,28 +80,59 @@ def _parts_are_closed(task: Task, where: dict) -> bool:
     return len(idle) <= 1
 
 
-def split_problem(problem: Problem) -> list | None:
-    """The independent sub-problems of ``problem``, or None when it does not split."""
+def _label_parts(problem: Problem) -> tuple:
+    """The label components of an exhaustive problem that covers every concept, and each concept's part."""
     task = problem.task
     if (problem.map_class not in SPLIT_CLASSES or not problem.support.exhaustive
             or problem.supervision.vectors or len(task.labels) < 2):
-        return None
+        return None, None
     parts = components(task)
     covered = {c for _, cs in parts for c in cs}
     if len(parts) < 2 or len(covered) != task.k:
+        return None, None
+    return parts, {c: n for n, (_, cs) in enumerate(parts) for c in cs}
+
+
+def _crosses(task: Task, where: dict) -> bool:
+    return any(len({where[task.index(x)] for x in g}) > 1 for g in task.groups)
+
+
+def split_problem(problem: Problem) -> list | None:
+    """The independent sub-problems of ``problem``, or None when it does not split."""
+    task = problem.task
+    parts, where = _label_parts(problem)
+    if parts is None:
         return None
-    where = {c: n for n, (_, cs) in enumerate(parts) for c in cs}
-    if problem.map_class == "shared" and any(len({where[task.index(x)] for x in g}) > 1 for g in task.groups):
+    if problem.map_class == "shared" and _crosses(task, where):
         return None
     if problem.map_class in ("complete", "permutation") and not _parts_are_closed(task, where):
         return None
+    return _sub_problems(problem, parts)
+
+
+def split_shared(problem: Problem) -> list | None:
+    """Under ``shared``, the label parts of a problem whose concept groups cross them (None otherwise).
+
+    The parts are not independent (a group's one value map serves several),
+    so their maps must be intersected, not multiplied; each part keeps the
+    members of every group it holds.
+    """
+    parts, where = _label_parts(problem)
+    if parts is None or problem.map_class != "shared" or not _crosses(problem.task, where):
+        return None
+    return _sub_problems(problem, parts, keep_partial_groups=True)
+
+
+def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = False) -> list:
+    task = problem.task
     out = []
     for n, (labels, cs) in enumerate(parts):
         index = {c: m for m, c in enumerate(cs)}
         names = {task.concepts[c].name for c in cs}
         sub = Task(name=f"{task.name}[{','.join(task.labels[l].name for l in labels)}]",
                    concepts=tuple(task.concepts[c] for c in cs), labels=tuple(task.labels[l] for l in labels),
-                   groups=tuple(g for g in task.groups if set(g) <= names))
+                   groups=tuple(tuple(x for x in g if x in names) for g in task.groups
+                                if (set(g) & names if keep_partial_groups else set(g) <= names)))
         sup = Supervision(concepts=tuple((index[i], u) for i, u in problem.supervision.concepts if i in index))
         out.append(Problem(sub, exhaustive(sub), problem.map_class, sup))
     return out

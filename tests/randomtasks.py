@@ -120,3 +120,24 @@ def random_exhaustive_problem(seed: int, map_class: str):
         if number_of_candidates(problem) <= LIMIT // 60:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def random_crossing_shared_problem(seed: int):
+    """Labels over disjoint concepts, with concept groups that cross them, under ``shared``."""
+    rng = random.Random(seed)
+    size = rng.randint(2, 3)
+    names = [f"c{i}" for i in range(1, 5)]
+    cut = rng.randint(1, 3)
+    sides = [names[:cut], names[cut:]]
+    for _ in range(100):  # labels that mention every concept, so that the parts cover them
+        labels = [_bool_expr(rng, side, [], 2) if rng.random() < 0.5 else _int_expr(rng, side, 2) for side in sides]
+        if all(n in " ".join(labels) for n in names):
+            break
+    grouped = rng.sample(names, rng.randint(2, 4))
+    if all(set(grouped) <= set(side) for side in sides):
+        grouped = [sides[0][0], sides[1][0]]
+    groups = [grouped] + ([[n for n in names if n not in grouped]] if len(grouped) == 2 and rng.random() < 0.5
+                          else [])
+    task = rscount.task_from_spec({"name": "rcross", "concepts": {n: f"0..{size - 1}" for n in names},
+                                   "labels": labels, "groups": groups})
+    return rscount.make_problem(task, map_class="shared")

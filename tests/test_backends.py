@@ -271,3 +271,19 @@ class TestAutomorphism:
         r = rscount.count("xor4")
         assert r.count == 192 and r.backend != "automorphism"
         assert any("automorphism gave up" in n for n in r.notes)
+
+    @pytest.mark.parametrize("seed", range(80))
+    def test_shared_groups_across_label_parts(self, seed):
+        from randomtasks import random_crossing_shared_problem
+        from rscount.split import split_shared
+        problem = random_crossing_shared_problem(seed)
+        want = rscount.count_problem(problem, "bruteforce").count
+        got = rscount.count_problem(problem)
+        assert got.count == want, ([l.text for l in problem.task.labels], problem.task.groups, got.notes)
+        if split_shared(problem):
+            assert got.backend == "automorphism" and "shared parts" in got.notes[0]
+
+    def test_mnmath_b1_shared(self):
+        """The 10^8-vector exhaustive support: only x -> x keeps both c1+c2 == c3+c4 and c5*c6 == c7*c8."""
+        r = rscount.count("mnmath-b1", map_class="shared")
+        assert r.count == 1 and r.exact

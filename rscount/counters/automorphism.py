@@ -39,6 +39,7 @@ class _Search:
         self.cache: dict = {}
         self.options: dict = {}
         self.nodes = 0
+        self.boxes: list | None = None  # shared maps found by the full walk, as per-value allowed sets
         self._order: list | None = None
 
     def histogram(self, axes: tuple):
@@ -134,7 +135,8 @@ class _Search:
             if t == k:
                 if self.groups is None:
                     return weight
-                return 1 if first and self.shared_weight(gs) else (0 if first else self.shared_weight(gs))
+                w = self.shared_weight(gs)
+                return min(w, 1) if first else w
             i, total = order[t], 0
             hp = self.histogram(tuple(order[:t + 1]))
             for free in ([[i]] if unused is None else unused):
@@ -197,18 +199,22 @@ class _Search:
                 return False
         return True
 
-    def shared_weight(self, gs: dict) -> int:
-        """Shared value maps inducing gs: per group and value, the values allowed by every member."""
-        total = 1
+    def shared_allowed(self, gs: dict) -> tuple:
+        """Per group, per value: the values every member's class bijection allows a shared map to send it to."""
+        out = []
         for group in self.groups:
             where = [{u: a for a, cls in enumerate(self.q.classes[i]) for u in cls} for i in group]
             size = sum(len(c) for c in self.q.classes[group[0]])
-            for u in range(size):
-                allowed = None
-                for i, w in zip(group, where):
-                    s = set(self.q.classes[i][gs[i][w[u]]])
-                    allowed = s if allowed is None else allowed & s
-                total *= len(allowed)
+            out.append(tuple(frozenset.intersection(*(frozenset(self.q.classes[i][gs[i][w[u]]])
+                                                      for i, w in zip(group, where))) for u in range(size)))
+        return tuple(out)
+
+    def shared_weight(self, gs: dict) -> int:
+        """Shared value maps inducing gs (the product of the allowed sets); kept in ``boxes`` when asked."""
+        allowed = self.shared_allowed(gs)
+        total = math.prod(len(a) for group in allowed for a in group)
+        if total and self.boxes is not None:
+            self.boxes.append(allowed)
         return total
 
 
@@ -236,6 +242,45 @@ def count_bijections(problem, deadline: Deadline, by_group: bool | None = None) 
         lifts = math.prod(len(c) ** len(c) for cls in q.classes for c in cls) if groups is None else 1
         return lifts * search.group_order(blocks), search
     return search.count(blocks), search
+
+
+def count_shared_parts(problem, parts: list, deadline: Deadline) -> tuple:
+    """Shared maps of an exhaustive problem whose labels split into ``parts`` but whose groups cross them.
+
+    A shared map is optimal iff it is optimal on every part (each part's
+    labels read only its concepts). Each part's optimal maps are disjoint
+    boxes (per group and value, a set of allowed images); the count is the
+    size of the intersection of the parts' unions of boxes. Returns the
+    count and the number of boxes the parts produced.
+    """
+    task = problem.task
+    full = {n: g for g in task.groups for n in g}
+    acc: list = [{}]
+    made = 0
+    for part in parts:
+        sub = part.task
+        search = _Search(quotient(sub), tuple({sub.group_of(i) for i in range(sub.k)}), deadline)
+        search.boxes = []
+        search.count(None)
+        made += len(search.boxes)
+        keys = [full.get(sub.concepts[g[0]].name, (sub.concepts[g[0]].name,)) for g in search.groups]
+        merged = []
+        for have in acc:
+            for box in search.boxes:
+                new = dict(have)
+                for key, allowed in zip(keys, box):
+                    if key in new:
+                        allowed = tuple(a & b for a, b in zip(new[key], allowed))
+                        if not all(allowed):
+                            break
+                    new[key] = allowed
+                else:
+                    merged.append(new)
+            if len(merged) > MAX_NODES:
+                raise BackendError(f"automorphism: more than {MAX_NODES} combinations of the parts' shared maps")
+            deadline.check()
+        acc = merged
+    return sum(math.prod(len(a) for allowed in box.values() for a in allowed) for box in acc), made
 
 
 def interchangeable(q: Quotient, task) -> list:
