@@ -251,6 +251,13 @@ class TestAutomorphism:
         got = rscount.count("kand-logic", params={"primitives": primitives}, backend="automorphism")
         assert got.count == want == (6 * math.factorial(primitives)) ** 4 * 8
 
+    def test_sdd_oia_ambulance_complete(self):
+        """Ten concepts no label reads (any permutation, any of 4 value maps each); the rest keep
+        stop = obstacle (OR of 4: S4), turn_left and turn_right (AND of 3 literals: S3 each; swapping
+        left with right would swap two labels): 10! * 4^10 * 24 * 6 * 6."""
+        r = rscount.count("sdd-oia-ambulance")
+        assert r.count == math.factorial(10) * 4 ** 10 * 24 * 6 * 6 and r.backend == "automorphism"
+
     def test_kand_logic_small_matches_sdd(self):
         for cls in ["disentangled", "shared"]:
             a = rscount.count("kand-logic", params={"primitives": 2}, map_class=cls, backend="automorphism")
