@@ -242,6 +242,8 @@ def _enumerator(problem: Problem, encoding):
     def maps(limit):
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
+        if encoding is None and COUNTERS["automorphism"].applies(problem):
+            return COUNTERS["automorphism"].enumerate(problem, None, limit)
         enc = encoding if encoding is not None else encode(problem)
         return COUNTERS["enumerate"].enumerate(problem, enc, limit)
     return maps

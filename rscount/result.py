@@ -146,8 +146,7 @@ class CountResult:
             n = self.encoding.get("blocks")
             blocks = f" for the largest of {n} block{'s' if n != 1 else ''}" if n else ""
             if "quotient_vectors" in self.encoding:
-                enc = (f", {self.encoding['quotient_vectors']} quotient vectors, "
-                       f"{self.encoding['nodes']} partial maps checked")
+                enc = f", {self.encoding['quotient_vectors']} quotient vectors"
             elif self.encoding.get("method") == "quantified SDD":
                 enc = f", quantified SDD over {self.encoding['vars']} vars, {self.encoding['sdd_nodes']} nodes{blocks}"
             else:

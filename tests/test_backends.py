@@ -294,3 +294,23 @@ class TestAutomorphism:
         """The 10^8-vector exhaustive support: only x -> x keeps both c1+c2 == c3+c4 and c5*c6 == c7*c8."""
         r = rscount.count("mnmath-b1", map_class="shared")
         assert r.count == 1 and r.exact
+
+    @pytest.mark.parametrize("seed", range(40))
+    def test_lists_the_maps_sat_enumeration_lists(self, seed):
+        from randomtasks import random_exhaustive_problem
+        from rscount.counters import COUNTERS
+        for cls in ["complete", "disentangled", "shared"]:
+            problem = random_exhaustive_problem(seed, cls)
+            mine = list(COUNTERS["automorphism"].enumerate(problem, None, None))
+            sat = set(COUNTERS["enumerate"].enumerate(problem, rscount.encode(problem), None))
+            assert len(mine) == len(set(mine)) and set(mine) == sat, (seed, cls)
+
+    def test_lists_maps_of_a_large_exhaustive_task(self):
+        import numpy as np
+        task = rscount.get_task("kand-logic")
+        maps = list(rscount.count(task).maps(5))
+        assert len(set(maps)) == 5
+        vectors = np.random.default_rng(0).integers(0, 3, size=(3000, task.k))
+        want = task.evaluate(vectors)
+        for m in maps:
+            assert np.array_equal(task.evaluate(np.array([m(v) for v in vectors.tolist()])), want)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..quotient import MAX_TABLE, Quotient, quotient
-from ..result import Tally
+from ..result import ConceptMap, Tally
 from .base import Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -40,6 +40,7 @@ class _Search:
         self.options: dict = {}
         self.nodes = 0
         self.boxes: list | None = None  # shared maps found by the full walk, as per-value allowed sets
+        self.leaf = None  # called with (sigma, gs) on every complete bijection of the full walk
         self._order: list | None = None
 
     def histogram(self, axes: tuple):
@@ -133,6 +134,8 @@ class _Search:
 
         def level(t: int, weight: int, index, top: bool) -> int:
             if t == k:
+                if self.leaf is not None:
+                    self.leaf(sigma, gs)
                 if self.groups is None:
                     return weight
                 w = self.shared_weight(gs)
@@ -334,7 +337,48 @@ class Automorphism:
         return Tally(total, notes=(note,), encoding={"quotient_vectors": int(q.table.size), "nodes": search.nodes})
 
     def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
+        """Optimal maps, read off the bijections of the full walk (every concept its own block)."""
+        task = problem.task
+        q = quotient(task)
+        groups = tuple({task.group_of(i) for i in range(task.k)}) if problem.map_class == "shared" else None
+        search = _Search(q, groups, Deadline(None, self.name))
+        found: list = []
+
+        def leaf(sigma, gs):
+            reads = dict(zip(search.order(), sigma))
+            for m in _lifts(task, q, reads, gs, search.shared_allowed(gs) if groups else None, groups):
+                found.append(m)
+                if limit is not None and len(found) >= limit:
+                    raise _Enough
+        search.leaf = leaf
+        try:
+            search.count(None if problem.map_class in ("disentangled", "shared") else [[j] for j in range(task.k)])
+        except _Enough:
+            pass
+        yield from found
+
+
+class _Enough(Exception):
+    """Enough maps listed."""
+
+
+def _lifts(task, q: Quotient, reads: dict, gs: dict, allowed, groups):
+    """The concept maps inducing one bijection: each value goes to any value of its image class."""
+    names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+    slots = []  # (the (gt concept, value, predicted concept) it decides, candidate values)
+    if groups is None:
+        for i, j in reads.items():
+            cls_of = {u: a for a, c in enumerate(q.classes[j]) for u in c}
+            slots += [([(j, u, i)], q.classes[i][gs[i][cls_of[u]]]) for u in range(len(domains[j]))]
+    else:
+        slots = [([(m, u, m) for m in grp], sorted(allowed[n][u]))
+                 for n, grp in enumerate(groups) for u in range(len(domains[grp[0]]))]
+    for pick in itertools.product(*(vs for _, vs in slots)):
+        rows = [[None] * len(d) for d in domains]
+        for (where, _), v in zip(slots, pick):
+            for j, u, i in where:
+                rows[j][u] = (i, v)
+        yield ConceptMap(tuple(tuple(r) for r in rows), names, domains)
 
 
 BACKEND = Automorphism()
