@@ -104,24 +104,25 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         parts = split_problem(problem)
         if parts:
             return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress)
-    first_notes: tuple = ()
     began = time.perf_counter()
-    shared_parts = split_shared(problem) if backend is None and not approx and not problem.supervision else None
-    if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
+    first: list = []  # counters that only apply to some problems: each tried with half the time left
+    if backend is None and not approx:
+        shared_parts = split_shared(problem) if not problem.supervision else None
+        if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
+            first.append(("automorphism on the shared parts",
+                          lambda t: _count_shared_parts(problem, shared_parts, timeout=t)))
+        if COUNTERS["automorphism"].applies(problem):
+            first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
+                                                                   memory_mb=memory_mb, progress=progress)))
+    first_notes: list = []
+    for what, go in first:
+        tried = time.perf_counter()
         try:
-            return _count_shared_parts(problem, shared_parts, timeout=None if timeout is None else timeout / 2)
-        except BackendError as exc:
-            first_notes = (f"automorphism on the shared parts gave up ({exc}); counted generically",)
-            if timeout is not None:
-                timeout -= time.perf_counter() - began
-    if backend is None and not approx and COUNTERS["automorphism"].applies(problem):
-        share = None if timeout is None else timeout / 2
-        try:
-            return count_problem(problem, "automorphism", timeout=share, memory_mb=memory_mb, progress=progress)
+            return go(None if timeout is None else timeout / 2)
         except BackendError as exc:  # too little structure or out of its share of time: count generically
-            first_notes = (f"automorphism gave up ({exc}); counted generically",)
+            first_notes.append(f"{what} gave up ({exc}); counted generically")
             if timeout is not None:
-                timeout -= share
+                timeout -= time.perf_counter() - tried
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
     counters = [get_counter(name) for name in plan]
     for name, counter in zip(plan, counters):
@@ -153,7 +154,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                                                        delta=delta, seed=seed, progress=progress))
         return go
 
-    notes: list = list(first_notes)
+    notes: list = first_notes
     if len(plan) == 1:
         name, tally = plan[0], attempt(counters[0])()
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,6 +33,11 @@ class Quotient:
     @property
     def shape(self) -> tuple:
         return self.table.shape
+
+    @cached_property
+    def class_of(self) -> tuple:
+        """class_of[j][u]: the class (index into classes[j]) of value u of concept j."""
+        return tuple({u: a for a, cls in enumerate(classes) for u in cls} for classes in self.classes)
 
 
 def label_table(task: Task) -> tuple:

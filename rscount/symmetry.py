@@ -14,12 +14,12 @@ from .circuit import Circuit
 from .problem import Problem
 from .task import Task
 
-__all__ = ["knowledge_blocks", "support_blocks", "meet", "ENUMERATE_UP_TO"]
+__all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "ENUMERATE_UP_TO"]
 
 ENUMERATE_UP_TO = 1 << 16
 
 
-def _blocks(k: int, same) -> list:
+def partition(k: int, same) -> list:
     """Partition 0..k-1 by the equivalence ``same(i, j)`` (tested against one member per block)."""
     blocks: list = []
     for i in range(k):
@@ -51,7 +51,7 @@ def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
             if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
                 return False
             return _swap_invariant(task, i, j)
-    return _blocks(task.k, same)
+    return partition(task.k, same)
 
 
 def _swap_invariant(task: Task, i: int, j: int) -> bool:
@@ -81,7 +81,7 @@ def support_blocks(problem: Problem, fixed: frozenset = frozenset()) -> list:
     """Classes of concepts whose columns can be swapped without changing the support."""
     task, rows = problem.task, problem.support.vectors
     if problem.support.exhaustive:
-        return _blocks(task.k, lambda i, j: i not in fixed and j not in fixed
+        return partition(task.k, lambda i, j: i not in fixed and j not in fixed
                        and task.concepts[i].domain == task.concepts[j].domain)
     base = {tuple(r) for r in rows.tolist()}
 
@@ -91,7 +91,7 @@ def support_blocks(problem: Problem, fixed: frozenset = frozenset()) -> list:
         swapped = rows.copy()
         swapped[:, [i, j]] = swapped[:, [j, i]]
         return {tuple(r) for r in swapped.tolist()} == base
-    return _blocks(task.k, same)
+    return partition(task.k, same)
 
 
 def meet(a: list, b: list) -> list:

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import BackendError
 from ..quotient import MAX_TABLE, Quotient, quotient
 from ..result import ConceptMap, Tally
+from ..symmetry import partition
 from .base import Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -185,32 +186,22 @@ class _Search:
         ci, cj = self.q.classes[i], self.q.classes[j]
         return math.prod(len(ci[g[a]]) ** len(cj[a]) for a in range(len(cj)))
 
+    def allowed(self, members, gs: dict) -> tuple:
+        """Per value: the values every member's class bijection allows one shared map to send it to."""
+        q = self.q
+        size = sum(len(c) for c in q.classes[members[0]])
+        return tuple(frozenset.intersection(*(frozenset(q.classes[m][gs[m][q.class_of[m][u]]]) for m in members))
+                     for u in range(size))
+
     def shared_possible(self, gs: dict, i: int) -> bool:
         """Whether the members of i's group fixed so far still leave every value somewhere to go."""
         group = next(grp for grp in self.groups if i in grp)
         chosen = [m for m in group if m in gs]
-        if len(chosen) < 2:
-            return True
-        where = [{u: a for a, cls in enumerate(self.q.classes[m]) for u in cls} for m in chosen]
-        size = sum(len(c) for c in self.q.classes[i])
-        for u in range(size):
-            allowed = None
-            for m, w in zip(chosen, where):
-                s = set(self.q.classes[m][gs[m][w[u]]])
-                allowed = s if allowed is None else allowed & s
-            if not allowed:
-                return False
-        return True
+        return len(chosen) < 2 or all(self.allowed(chosen, gs))
 
     def shared_allowed(self, gs: dict) -> tuple:
-        """Per group, per value: the values every member's class bijection allows a shared map to send it to."""
-        out = []
-        for group in self.groups:
-            where = [{u: a for a, cls in enumerate(self.q.classes[i]) for u in cls} for i in group]
-            size = sum(len(c) for c in self.q.classes[group[0]])
-            out.append(tuple(frozenset.intersection(*(frozenset(self.q.classes[i][gs[i][w[u]]])
-                                                      for i, w in zip(group, where))) for u in range(size)))
-        return tuple(out)
+        """Per group, per value: the values a shared map inducing gs may send it to."""
+        return tuple(self.allowed(group, gs) for group in self.groups)
 
     def shared_weight(self, gs: dict) -> int:
         """Shared value maps inducing gs (the product of the allowed sets); kept in ``boxes`` when asked."""
@@ -229,7 +220,7 @@ def count_bijections(problem, deadline: Deadline, by_group: bool | None = None) 
     """
     task = problem.task
     q = quotient(task)
-    groups = tuple({task.group_of(i) for i in range(task.k)}) if problem.map_class == "shared" else None
+    groups = _groups(task) if problem.map_class == "shared" else None
     blocks = None if problem.map_class in ("disentangled", "shared") else interchangeable(q, task)
     search = _Search(q, groups, deadline)
     sizes = [{len(c) for c in cls} for cls in q.classes]
@@ -262,7 +253,7 @@ def count_shared_parts(problem, parts: list, deadline: Deadline) -> tuple:
     made = 0
     for part in parts:
         sub = part.task
-        search = _Search(quotient(sub), tuple({sub.group_of(i) for i in range(sub.k)}), deadline)
+        search = _Search(quotient(sub), _groups(sub), deadline)
         search.boxes = []
         search.count(None)
         made += len(search.boxes)
@@ -294,15 +285,12 @@ def interchangeable(q: Quotient, task) -> list:
     def same(i: int, j: int) -> bool:
         return (task.concepts[i].domain == task.concepts[j].domain and q.classes[i] == q.classes[j]
                 and full[i] == full[j] and np.array_equal(t, np.swapaxes(t, i, j)))
-    blocks: list = []
-    for i in range(task.k):
-        for b in blocks:
-            if same(b[0], i):
-                b.append(i)
-                break
-        else:
-            blocks.append([i])
-    return [tuple(b) for b in blocks]
+    return partition(task.k, same)
+
+
+def _groups(task) -> tuple:
+    """The concept groups of ``task`` as index tuples, ungrouped concepts alone."""
+    return tuple({task.group_of(i) for i in range(task.k)})
 
 
 def _distinct(h) -> int:
@@ -340,7 +328,7 @@ class Automorphism:
         """Optimal maps, read off the bijections of the full walk (every concept its own block)."""
         task = problem.task
         q = quotient(task)
-        groups = tuple({task.group_of(i) for i in range(task.k)}) if problem.map_class == "shared" else None
+        groups = _groups(task) if problem.map_class == "shared" else None
         search = _Search(q, groups, Deadline(None, self.name))
         found: list = []
 
@@ -368,8 +356,7 @@ def _lifts(task, q: Quotient, reads: dict, gs: dict, allowed, groups):
     slots = []  # (the (gt concept, value, predicted concept) it decides, candidate values)
     if groups is None:
         for i, j in reads.items():
-            cls_of = {u: a for a, c in enumerate(q.classes[j]) for u in c}
-            slots += [([(j, u, i)], q.classes[i][gs[i][cls_of[u]]]) for u in range(len(domains[j]))]
+            slots += [([(j, u, i)], q.classes[i][gs[i][q.class_of[j][u]]]) for u in range(len(domains[j]))]
     else:
         slots = [([(m, u, m) for m in grp], sorted(allowed[n][u]))
                  for n, grp in enumerate(groups) for u in range(len(domains[grp[0]]))]
