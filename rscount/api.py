@@ -78,6 +78,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
         return ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
+    if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
+        return ("search", "ganak") if COUNTERS["ganak"].unavailable() is None else ("search",)
     if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
         return ("structural", "ganak") if COUNTERS["ganak"].unavailable() is None else ("structural",)
     plan = tuple(n for n in ("sdd", "ganak", "enumerate") if COUNTERS[n].unavailable() is None)
@@ -189,7 +191,9 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress)
     for r in results:
         total *= r.count
     names = " | ".join(f"{r.task}: {format_count(r.count)} ({r.backend})" for r in results)
-    note = (f"split: the labels read {len(parts)} disjoint sets of concepts and the support is exhaustive, so "
+    why = ("the support is exhaustive" if problem.support.exhaustive
+           else f"each {problem.map_class} map reads each part's concepts alone")
+    note = (f"split: the labels read {len(parts)} disjoint sets of concepts and {why}, so "
             f"the count is the product of the parts' counts ({names})")
     backends = "+".join(dict.fromkeys(r.backend for r in results))
     return CountResult(

@@ -10,6 +10,11 @@ exhaustive support such a map is never optimal, because each label's
 predicted value would ignore a concept its true value changes with (checked
 on the knowledge; the concepts no label changes with must share one part). ``shared`` splits when every concept
 group lies inside one part.
+
+On any other support the maps of ``disentangled`` and ``shared`` (groups
+inside parts) still factor: each support vector's labels hold iff each
+part's labels hold on its projection, so each part counts on the projected
+support (a vector supervised in full stays supervised on every projection).
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import numpy as np
 
 from .logic import variables
 from .problem import Problem, Supervision
-from .support import exhaustive, grid
+from .support import Support, exhaustive, grid
 from .task import Task
 
 __all__ = ["components", "essential", "split_problem", "split_shared"]
@@ -83,8 +88,12 @@ def _parts_are_closed(task: Task, where: dict) -> bool:
 def _label_parts(problem: Problem) -> tuple:
     """The label components of an exhaustive problem that covers every concept, and each concept's part."""
     task = problem.task
-    if (problem.map_class not in SPLIT_CLASSES or not problem.support.exhaustive
-            or problem.supervision.vectors or len(task.labels) < 2):
+    if problem.map_class not in SPLIT_CLASSES or len(task.labels) < 2:
+        return None, None
+    if problem.support.exhaustive:
+        if problem.supervision.vectors:
+            return None, None
+    elif problem.map_class not in ("disentangled", "shared") or problem.support.data is None:
         return None, None
     parts = components(task)
     covered = {c for _, cs in parts for c in cs}
@@ -118,7 +127,8 @@ def split_shared(problem: Problem) -> list | None:
     members of every group it holds.
     """
     parts, where = _label_parts(problem)
-    if parts is None or problem.map_class != "shared" or not _crosses(problem.task, where):
+    if (parts is None or problem.map_class != "shared" or not _crosses(problem.task, where)
+            or not problem.support.exhaustive):
         return None
     return _sub_problems(problem, parts, keep_partial_groups=True)
 
@@ -133,6 +143,18 @@ def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = Fal
                    concepts=tuple(task.concepts[c] for c in cs), labels=tuple(task.labels[l] for l in labels),
                    groups=tuple(tuple(x for x in g if x in names) for g in task.groups
                                 if (set(g) & names if keep_partial_groups else set(g) <= names)))
-        sup = Supervision(concepts=tuple((index[i], u) for i, u in problem.supervision.concepts if i in index))
-        out.append(Problem(sub, exhaustive(sub), problem.map_class, sup))
+        concepts = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+        if problem.support.exhaustive:
+            out.append(Problem(sub, exhaustive(sub), problem.map_class, Supervision(concepts=concepts)))
+            continue
+        support, rows = _project(problem.support, cs, problem.supervision.vectors)
+        out.append(Problem(sub, support, problem.map_class, Supervision(rows, concepts)))
     return out
+
+
+def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
+    """The distinct rows of ``support`` on ``concepts``, and which of them some supervised row projects to."""
+    rows, inverse = np.unique(support.vectors[:, list(concepts)], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    kept = frozenset(int(inverse[r]) for r in supervised)
+    return Support(rows, f"{support.kind}, projected"), kept

@@ -1,12 +1,12 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'pyeda-reference', 'sdd', 'structural']
+['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'pyeda-reference', 'sdd', 'search', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, automorphism, bruteforce, closedform, ganak, pyeda_reference, sdd, structural
+from . import approxmc, automorphism, bruteforce, closedform, ganak, pyeda_reference, sdd, search, structural
 from . import enumerate as enumerate_
 from .base import Counter, Options
 
@@ -15,6 +15,7 @@ __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 COUNTERS: dict = {
     "structural": structural.BACKEND,
     "automorphism": automorphism.BACKEND,
+    "search": search.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

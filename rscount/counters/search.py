@@ -1,0 +1,602 @@
+"""Exact counts on any support by a search over the entries of the value maps.
+
+A map of class complete (= permutation), disentangled or shared is a choice
+of source concept for every predicted concept plus a table of entries
+(source value -> predicted value). A support vector reads one entry per
+predicted concept, so the search assigns entries one at a time, the one that
+completes the most support vectors first. Each vector keeps, per label part
+(labels reading disjoint concepts), the index of its partial prediction in a
+*star table*: every concept's domain plus one "not yet known" slot, holding
+the set of labels some completion still reaches. A vector whose true label
+drops out of that set prunes the branch. Entries that no undecided vector
+reads, values no vector shows, and everything left once every label is
+fixed are counted in closed form; equal states are counted once (a cache).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import BackendError
+from ..result import Tally
+from ..split import components
+from ..support import grid
+from .base import Deadline, Options, run_isolated
+
+CLASSES = ("complete", "permutation", "disentangled", "shared")
+MAX_STAR = 1 << 25  # cells of one part's star table
+MAX_LABELS = 64
+MAX_CACHE = 2_000_000
+CHECK_EVERY = 512
+
+
+def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
+    """Bitmask of reachable label codes for each partial vector over ``concepts`` (last slot: unknown).
+
+    Returns the flat table, the strides, and a function giving each full
+    vector's label code as a bit.
+    """
+    sizes = tuple(task.sizes[c] for c in concepts)
+    sub = grid(sizes)
+    full = np.zeros((len(sub), task.k), dtype=np.int64)
+    full[:, concepts] = sub
+    values = task.evaluate(full)[:, labels]
+    codes, inverse = np.unique(values, axis=0, return_inverse=True)
+    if len(codes) > MAX_LABELS:
+        raise ValueError(f"{len(codes)} label values (limit {MAX_LABELS})")
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= len(codes))
+    bits = (dtype(1) << inverse.reshape(sizes).astype(dtype)).astype(dtype)
+    star = np.zeros(tuple(s + 1 for s in sizes), dtype=dtype)
+    star[tuple(slice(0, s) for s in sizes)] = bits
+    for a, s in enumerate(sizes):
+        head = [slice(None)] * len(sizes)
+        head[a] = slice(0, s)
+        tail = list(head)
+        tail[a] = s
+        star[tuple(tail)] = np.bitwise_or.reduce(star[tuple(head)], axis=a)
+    strides = [int(x) // star.itemsize for x in star.strides]
+    lookup = {tuple(map(int, row)): n for n, row in enumerate(codes)}
+
+    def bit_of(label_rows: np.ndarray) -> np.ndarray:
+        return np.array([dtype(1) << dtype(lookup[tuple(map(int, r))]) for r in label_rows], dtype=dtype)
+    return star.ravel(), strides, bit_of
+
+
+def _popcount_is_one(table: np.ndarray) -> np.ndarray:
+    """Cells whose bitmask has exactly one bit: the label is fixed."""
+    return (table != 0) & ((table & (table - 1)) == 0)
+
+
+class _Part:
+    """One label part: its star table and the partial index of every support row."""
+
+    def __init__(self, task, concepts: tuple, labels: tuple, rows: np.ndarray, label_rows: np.ndarray):
+        self.concepts = concepts
+        self.table, strides, bit_of = _star_table(task, concepts, labels)
+        self.stride = {c: s for c, s in zip(concepts, strides)}
+        self.size = {c: task.sizes[c] for c in concepts}
+        self.want = bit_of(label_rows[:, labels])
+        self.index = np.full(len(rows), sum(self.stride[c] * self.size[c] for c in concepts), dtype=np.int64)
+        self.decided = self.table[self.index] == self.want
+        self.missing = np.full(len(rows), len(concepts), dtype=np.int64)
+
+
+class _Unit:
+    """What the search assigns one source and one entry per source value for: a predicted concept or a group."""
+
+    def __init__(self, members: tuple, size: int, sources: tuple | None):
+        self.members = members  # predicted concepts that read this unit's entries
+        self.size = size  # the predicted domain size
+        self.sources = sources  # fixed source concept per member, or None to choose one (complete)
+
+
+class _Search:
+    def __init__(self, problem, deadline: Deadline):
+        task = problem.task
+        self.task, self.deadline = task, deadline
+        self.G = np.asarray(problem.support.vectors, dtype=np.int64)
+        n = len(self.G)
+        label_rows = problem.labels
+        self.parts = [_Part(task, cs, ls, self.G, label_rows) for ls, cs in components(task)]
+        self.part_of = {c: part for part in self.parts for c in part.concepts}
+        cls = problem.map_class
+        if cls in ("complete", "permutation"):
+            self.units = [_Unit((i,), task.sizes[i], None) for i in range(task.k)]
+        elif cls == "disentangled":
+            self.units = [_Unit((i,), task.sizes[i], (i,)) for i in range(task.k)]
+        else:
+            groups: dict = {}
+            for i in range(task.k):
+                groups.setdefault(problem.representative(i), []).append(i)
+            self.units = [_Unit(tuple(ms), task.sizes[ms[0]], tuple(ms)) for ms in groups.values()]
+            if any(len({task.sizes[m] for m in u.members}) > 1 for u in self.units):
+                raise ValueError("a concept group mixes domain sizes")
+        self.supervised = np.zeros((n, task.k), dtype=bool)
+        for r, g in enumerate(problem.support.rows()):
+            self.supervised[r, list(problem.supervised(r, g))] = True
+        self.any_supervision = bool(self.supervised.any())
+        # rows_of[s][u]: the support rows whose concept s has value u
+        self.rows_of = [[np.flatnonzero(self.G[:, s] == u) for u in range(task.sizes[s])] for s in range(task.k)]
+        self.source = [u.sources for u in self.units]
+        self.value: list = [None] * len(self.units)  # per unit: per source value the entry, -1 unassigned
+        self.used: set = {s for u in self.units if u.sources for s in u.sources}
+        self.undecided = sum(int((~p.decided).sum()) for p in self.parts)
+        self.cache: dict = {}
+        self.nodes = 0
+        self.order = self._unit_order()
+        self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
+        self.width = max(task.sizes)
+        for n_unit, unit in enumerate(self.units):
+            if unit.sources is not None:
+                self.value[n_unit] = self._fresh_values(unit.sources)
+
+    def _unit_order(self) -> list:
+        """Units to source in order: part by part, each next concept the one that fixes the most labels."""
+        first = {}
+        for part in self.parts:
+            shape = tuple(part.size[c] + 1 for c in part.concepts)
+            table = part.table.reshape(shape)
+            decided = _popcount_is_one(table)
+            chosen: list = []
+            left = list(range(len(part.concepts)))
+            while left:
+                def fixed(a):
+                    at = tuple(slice(0, shape[b] - 1) if b in chosen or b == a else shape[b] - 1
+                               for b in range(len(shape)))
+                    return float(decided[at].mean())
+                best = max(left, key=lambda a: (fixed(a), -a))
+                chosen.append(best)
+                left.remove(best)
+            for rank, a in enumerate(chosen):
+                first[part.concepts[a]] = (len(part.concepts), rank)
+        key = {n: min(first.get(i, (1 << 30, 0)) for i in unit.members) for n, unit in enumerate(self.units)}
+        return sorted(range(len(self.units)), key=lambda n: (key[n], n))
+
+    # --- entries --------------------------------------------------------------
+    def _fresh_values(self, sources: tuple) -> list:
+        """Entry values of a newly sourced unit: -1 for values some row shows, -2 for values none shows."""
+        size = self.task.sizes[sources[0]]
+        return [-1 if any(len(self.rows_of[s][u]) for s in sources) else -2 for u in range(size)]
+
+    def effects(self, n: int, u: int) -> list:
+        """(predicted concept, rows) pairs that entry ``u`` of unit ``n`` decides."""
+        unit = self.units[n]
+        return [(i, self.rows_of[s][u]) for i, s in zip(unit.members, self.source[n])]
+
+    def choices(self, n: int, u: int) -> range | tuple:
+        """Values entry ``u`` of unit ``n`` may take: all, or the one supervision pins (or none)."""
+        if self.any_supervision:
+            pinned = set()
+            for i, rows in self.effects(n, u):
+                sup = rows[self.supervised[rows, i]]
+                pinned |= set(self.G[sup, i].tolist())
+            if len(pinned) > 1:
+                return ()
+            if pinned:
+                return tuple(pinned)
+        return range(self.units[n].size)
+
+    def is_free(self, n: int, u: int) -> bool:
+        """Whether no undecided row reads entry ``u`` of unit ``n`` (its value then changes no label)."""
+        for i, rows in self.effects(n, u):
+            part = self.part_of.get(i)
+            if part is not None and not part.decided[rows].all():
+                return False
+        return True
+
+    def assign(self, n: int, u: int, v: int) -> tuple:
+        """Set entry ``u`` of unit ``n`` to ``v``; return (still feasible, undo record)."""
+        self.value[n][u] = v
+        ok, undo = True, []
+        for i, rows in self.effects(n, u):
+            part = self.part_of.get(i)
+            if part is None or not len(rows):
+                continue
+            old_index, old_decided = part.index[rows], part.decided[rows]
+            new_index = old_index + part.stride[i] * (v - part.size[i])
+            reach = part.table[new_index]
+            want = part.want[rows]
+            part.index[rows] = new_index
+            part.missing[rows] -= 1
+            decided = reach == want
+            part.decided[rows] = decided
+            self.undecided -= int(decided.sum()) - int(old_decided.sum())
+            undo.append((part, i, rows, old_index, old_decided))
+            if ok and not np.all(reach & want):
+                ok = False
+        return ok, undo
+
+    def unassign(self, n: int, u: int, undo: list) -> None:
+        self.value[n][u] = -1
+        for part, i, rows, old_index, old_decided in reversed(undo):
+            self.undecided += int(part.decided[rows].sum()) - int(old_decided.sum())
+            part.index[rows] = old_index
+            part.decided[rows] = old_decided
+            part.missing[rows] += 1
+
+    # --- choosing what to branch on ---------------------------------------------
+    def best_entry(self):
+        """The open entry that completes the most undecided rows (score), or None when none is open."""
+        best, best_score = None, -1.0
+        for n, unit in enumerate(self.units):
+            values = self.value[n]
+            if values is None or -1 not in values:
+                continue
+            score = np.zeros(len(values))
+            for i, s in zip(unit.members, self.source[n]):
+                part = self.part_of.get(i)
+                if part is None:
+                    continue
+                weight = np.where(part.decided, 0.0, np.exp2(1 - part.missing.astype(float)))
+                score += np.bincount(self.G[:, s], weights=weight, minlength=len(values))
+            for u, v in enumerate(values):
+                if v == -1 and score[u] > best_score:
+                    best, best_score = (n, u), score[u]
+        return best, best_score
+
+    def next_unsourced(self):
+        for n in self.order:
+            if self.value[n] is None:
+                return n
+        return None
+
+    def open_branching(self) -> int:
+        """How many ways the open entries of the sourced units can still be set."""
+        return math.prod(self.units[n].size ** v.count(-1) for n, v in enumerate(self.value) if v is not None)
+
+    # --- counting -------------------------------------------------------------
+    def key(self) -> bytes:
+        """Everything the rest of the count depends on: open entries, used sources, undecided rows' states."""
+        head = []
+        for n, v in enumerate(self.value):
+            if v is None:
+                head.append(-3)
+            else:
+                head.append(self.source[n][0] if self.units[n].sources is None else -4)
+                head.extend(0 if x == -1 else 1 for x in v)
+        body = [np.where(p.decided, -1, p.index).tobytes() for p in self.parts]
+        return np.array(head, dtype=np.int64).tobytes() + b"".join(body)
+
+    # --- once every unit has its source: independent components -------------------
+    def entry_ids(self, part: _Part, rows: np.ndarray) -> np.ndarray:
+        """Per row and concept of ``part``: the id (unit * width + value) of the entry it reads, -1 once set."""
+        out = np.empty((len(rows), len(part.concepts)), dtype=np.int64)
+        for a, i in enumerate(part.concepts):
+            n = self.unit_of[i]
+            source = self.source[n][self.units[n].members.index(i)]
+            waiting = (part.index[rows] // part.stride[i]) % (part.size[i] + 1) == part.size[i]
+            out[:, a] = np.where(waiting, n * self.width + self.G[rows, source], -1)
+        return out
+
+    def scoped(self, scope: frozenset) -> int:
+        """Maps for the open entries in ``scope``, which no undecided row shares with an entry outside it."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self.deadline.check()
+        wanted = np.fromiter(scope, dtype=np.int64, count=len(scope))
+        touched, key = [], [np.sort(wanted).tobytes(), repr(self.source).encode()]
+        for part in self.parts:
+            rows = np.flatnonzero(~part.decided)
+            ids = self.entry_ids(part, rows)
+            hit = np.isin(ids, wanted).any(axis=1)
+            rows, ids = rows[hit], ids[hit]
+            touched.append((part, rows, ids))
+            key += [rows.tobytes(), part.index[rows].tobytes()]
+        key = b"|".join(key)
+        if key in self.cache:
+            return self.cache[key]
+        total = self._scoped(scope, touched)
+        if len(self.cache) >= MAX_CACHE:
+            self.cache.clear()
+        self.cache[key] = total
+        return total
+
+    def _scoped(self, scope: frozenset, touched: list) -> int:
+        allowed: dict = {}
+        parent = {e: e for e in scope}
+
+        def find(e):
+            while parent[e] != e:
+                parent[e] = parent[parent[e]]
+                e = parent[e]
+            return e
+
+        degree: dict = {}
+        for part, rows, ids in touched:
+            open_ = ids >= 0
+            counts = open_.sum(axis=1)
+            for a, i in enumerate(part.concepts):
+                last = (counts == 1) & open_[:, a]
+                if not last.any():
+                    continue
+                stride, size = part.stride[i], part.size[i]
+                at = part.index[rows[last]]
+                ok = (part.table[at[:, None] + stride * (np.arange(size) - size)] & part.want[rows[last], None]) != 0
+                which = ids[last, a]
+                for e in np.unique(which).tolist():
+                    mask = ok[which == e].all(axis=0)
+                    mask = mask & allowed[e] if e in allowed else mask
+                    if not mask.any():
+                        return 0
+                    allowed[e] = mask
+            for row in ids[counts >= 2].tolist():
+                members = [e for e in row if e >= 0]
+                for e in members:
+                    degree[e] = degree.get(e, 0) + 1
+                root = find(members[0])
+                for e in members[1:]:
+                    other = find(e)
+                    if other != root:
+                        parent[other] = root
+        total, comps = 1, {}
+        for e in scope:
+            if e in degree:
+                comps.setdefault(find(e), []).append(e)
+            else:
+                total *= self._values(e, allowed.get(e))
+                if total == 0:
+                    return 0
+        if len(comps) > 1:
+            for comp in comps.values():
+                total *= self.scoped(frozenset(comp))
+                if total == 0:
+                    return 0
+            return total
+        if not comps:
+            return total
+        (comp,) = comps.values()
+        e = min(comp, key=lambda x: (self._values(x, allowed.get(x)), -degree[x], x))
+        n, u = divmod(e, self.width)
+        mask = allowed.get(e)
+        rest, inner = frozenset(comp) - {e}, 0
+        for v in self.choices(n, u):
+            if mask is not None and not mask[v]:
+                continue
+            ok, undo = self.assign(n, u, v)
+            if ok:
+                inner += self.scoped(rest)
+            self.unassign(n, u, undo)
+        return total * inner
+
+    def _values(self, e: int, mask) -> int:
+        n, u = divmod(e, self.width)
+        return sum(1 for x in self.choices(n, u) if mask is None or mask[x])
+
+    def count(self) -> int:
+        if all(v is not None for v in self.value):
+            return self.scoped(frozenset(n * self.width + u for n, values in enumerate(self.value)
+                                         for u, v in enumerate(values) if v == -1))
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self.deadline.check()
+        if self.undecided == 0 and not self.any_supervision:
+            return self.rest()
+        key = self.key()
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        total = self._branch()
+        if len(self.cache) >= MAX_CACHE:
+            self.cache.clear()
+        self.cache[key] = total
+        return total
+
+    def restrictions(self) -> dict | None:
+        """Values still open to each entry that some undecided row reads as its last unknown (None: a dead end).
+
+        A row with one unknown concept left pins that concept's entry to the
+        values that give the row its true label (forward checking).
+        """
+        allowed: dict = {}
+        for part in self.parts:
+            last = np.flatnonzero((part.missing == 1) & ~part.decided)
+            if not len(last):
+                continue
+            index, want = part.index[last], part.want[last]
+            for i in part.concepts:
+                stride, size = part.stride[i], part.size[i]
+                n = self.unit_of[i]
+                if self.value[n] is None:
+                    continue
+                rows = (index // stride) % (size + 1) == size
+                if not rows.any():
+                    continue
+                at = index[rows]
+                ok = (part.table[at[:, None] + stride * (np.arange(size) - size)] & want[rows, None]) != 0
+                source = self.source[n][self.units[n].members.index(i)]
+                values = self.G[last[rows], source]
+                for u in np.unique(values).tolist():
+                    mask = ok[values == u].all(axis=0)
+                    key = (n, u)
+                    mask = mask & allowed[key] if key in allowed else mask
+                    if not mask.any():
+                        return None
+                    allowed[key] = mask
+        return allowed
+
+    def _branch(self) -> int:
+        allowed = self.restrictions()
+        if allowed is None:
+            return 0
+        closed = self.one_unknown_left(allowed)
+        if closed is not None:
+            return closed
+        if allowed:
+            entry = min(allowed, key=lambda e: (int(allowed[e].sum()), e))
+            return self._set(entry, [v for v in self.choices(*entry) if allowed[entry][v]])
+        entry, score = self.best_entry()
+        open_unit = self.next_unsourced()
+        if open_unit is not None and (entry is None or (score < 1.0 and self.open_branching()
+                                                        > self.task.k - len(self.used))):
+            return self._choose_source(open_unit)
+        if entry is None:
+            return self.closed_values()
+        return self._set(entry, self.choices(*entry))
+
+    def _set(self, entry: tuple, values) -> int:
+        """Count over the values of one entry (in closed form when no undecided row reads it)."""
+        n, u = entry
+        if self.is_free(n, u):
+            self.value[n][u] = -5  # set, but no label reads it
+            total = len(values) * self.count() if values else 0
+            self.value[n][u] = -1
+            return total
+        total = 0
+        for v in values:
+            ok, undo = self.assign(n, u, v)
+            if ok:
+                total += self.count()
+            self.unassign(n, u, undo)
+        return total
+
+    def _waiting_on(self, i: int) -> tuple:
+        """Undecided rows whose last unknown is predicted concept ``i``, and the values that keep each right."""
+        part = self.part_of.get(i)
+        if part is None:
+            return None, None
+        stride, size = part.stride[i], part.size[i]
+        rows = np.flatnonzero((part.missing == 1) & ~part.decided
+                              & ((part.index // stride) % (size + 1) == size))
+        if not len(rows):
+            return None, None
+        ok = (part.table[part.index[rows][:, None] + stride * (np.arange(size) - size)]
+              & part.want[rows, None]) != 0
+        return rows, ok
+
+    def _choose_source(self, n: int) -> int:
+        unit, total = self.units[n], 0
+        rows, ok = self._waiting_on(unit.members[0])
+        for s in range(self.task.k):
+            if s in self.used:
+                continue
+            if rows is not None:  # some source value whose rows want no common predicted value: no map
+                values = self.G[rows, s]
+                if any(not ok[values == u].all(axis=0).any() for u in np.unique(values).tolist()):
+                    continue
+            self.used.add(s)
+            self.source[n] = (s,)
+            self.value[n] = self._fresh_values((s,))
+            absent = unit.size ** self.value[n].count(-2)
+            total += absent * self.count()
+            self.value[n] = None
+            self.source[n] = None
+            self.used.discard(s)
+        return total
+
+    def absent(self) -> int:
+        """Entries of the fixed-source units for values no row shows: any value will do."""
+        return math.prod(unit.size ** self.value[n].count(-2) for n, unit in enumerate(self.units)
+                         if unit.sources is not None)
+
+    def closed_values(self) -> int:
+        """Every unit sourced and every entry set: one map per path (absent values were multiplied in)."""
+        return 1
+
+    def one_unknown_left(self, allowed: dict) -> int | None:
+        """The count in closed form when every undecided row waits on one entry only (else None).
+
+        Each such entry is then constrained by its own rows alone, so the
+        entries are independent: multiply their numbers of allowed values.
+        """
+        for part in self.parts:
+            if ((part.missing != 1) & ~part.decided).any():
+                return None
+        open_units = [n for n, v in enumerate(self.value) if v is None]
+        if open_units and self.any_supervision:
+            return None
+        for n in open_units:
+            for i in self.units[n].members:
+                part = self.part_of.get(i)
+                if part is not None:
+                    waiting = ~part.decided & ((part.index // part.stride[i]) % (part.size[i] + 1) == part.size[i])
+                    if waiting.any():
+                        return None
+        total = 1
+        for n, values in enumerate(self.value):
+            if values is None:
+                continue
+            for u, v in enumerate(values):
+                if v == -1:
+                    mask = allowed.get((n, u))
+                    total *= sum(1 for x in self.choices(n, u) if mask is None or mask[x])
+        if open_units:
+            free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
+            total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
+        return total
+
+    def rest(self) -> int:
+        """Maps completing the current partial one when every row's labels are already fixed."""
+        total = 1
+        open_units = []
+        for n, unit in enumerate(self.units):
+            if self.value[n] is None:
+                open_units.append(unit.size)
+            else:
+                total *= unit.size ** self.value[n].count(-1)
+        if open_units:
+            free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
+            total *= _bijection_weight(tuple(open_units), tuple(free))
+        return total
+
+
+def _bijection_weight(targets: tuple, sources: tuple) -> int:
+    """Sum over bijections targets -> sources of prod size_t ** size_s (value maps of every pairing)."""
+    kinds = sorted(set(sources))
+    counts = tuple(sources.count(s) for s in kinds)
+    memo: dict = {}
+
+    def go(t: int, left: tuple) -> int:
+        if t == len(targets):
+            return 1
+        if (t, left) in memo:
+            return memo[(t, left)]
+        total = 0
+        for a, c in enumerate(left):
+            if c:
+                total += c * targets[t] ** kinds[a] * go(t + 1, left[:a] + (c - 1,) + left[a + 1:])
+        memo[(t, left)] = total
+        return total
+    return go(0, counts)
+
+
+class SearchCounter:
+    """Exact counts on sampled supports (any support), with concept supervision."""
+
+    name = "search"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def applies(self, problem) -> bool:
+        task = problem.task
+        if problem.map_class not in CLASSES or problem.support.data is None:
+            return False
+        return all(math.prod(task.sizes[c] + 1 for c in cs) <= MAX_STAR for _, cs in components(task))
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if problem.map_class not in CLASSES:
+            raise BackendError(f"search counts classes {', '.join(CLASSES)}, not {problem.map_class}")
+        if problem.support.data is None:
+            raise BackendError("search needs the support's vectors listed; this exhaustive support is too large")
+        if not self.applies(problem):
+            raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} "
+                               f"here; use --backend ganak")
+
+        def work():
+            try:
+                search = _Search(problem, Deadline(options.timeout, self.name))
+            except ValueError as exc:
+                raise BackendError(f"search cannot run here: {exc}") from None
+            return search.absent() * search.count(), search.nodes
+
+        total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        return Tally(total, notes=(f"search: {nodes} partial maps visited",))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = SearchCounter()
