@@ -314,3 +314,78 @@ class TestAutomorphism:
         want = task.evaluate(vectors)
         for m in maps:
             assert np.array_equal(task.evaluate(np.array([m(v) for v in vectors.tolist()])), want)
+
+
+class TestSearch(Contract):
+    """The entry search (any listed support, supervision included) against brute force and other backends."""
+
+    backend = "search"
+    classes = ["complete", "permutation", "disentangled", "shared"]
+
+    @pytest.mark.parametrize("targets, sources", [((2, 2, 2), (2, 2, 2)), ((2, 3, 3), (3, 2, 3)),
+                                                  ((3, 2), (2, 2)), ((4,), (3,)), ((2, 3, 2, 3), (3, 3, 2, 2))])
+    def test_bijection_weight(self, targets, sources):
+        import itertools
+        from rscount.counters.search import _bijection_weight
+        want = sum(math.prod(t ** sources[p[n]] for n, t in enumerate(targets))
+                   for p in itertools.permutations(range(len(sources))))
+        assert _bijection_weight(targets, sources) == want
+
+    @pytest.mark.parametrize("task, support, cls", [
+        ("mnmath", "by-label:100", "complete"), ("mnmath", "by-label:100", "disentangled"),
+        ("mnmath", "by-label:1000", "shared"), ("mnadd-half", None, "complete"),
+        ("mnadd-evenodd", None, "disentangled"), ("mnadd-evenodd", None, "shared"),
+        ("kand-logic", "by-label:100", "shared"), ("sdd-oia", "by-label:1000", "disentangled"),
+        ("xor4", "0,1,1,0;1,1,1,1;0,0,0,1", "complete")])
+    def test_sampled_library_tasks_match_ganak(self, task, support, cls):
+        problem = rscount.make_problem(task, map_class=cls, support=support)
+        assert not problem.support.exhaustive
+        got = rscount.count_problem(problem, "search")
+        assert got.count == rscount.count_problem(problem, "ganak").count, got.notes
+
+    @pytest.mark.parametrize("vector, want", [("0,0,0", 192), ("1,1,1", 192), ("0,1,1", 192)])
+    def test_published_single_examples(self, vector, want):
+        assert rscount.count("xor3", support=vector, backend="search").count == want
+        assert rscount.count("and3", support="1,1,1", backend="search").count == 48
+        assert rscount.count("and3", support="0,0,0", backend="search").count == 336
+
+    def test_chosen_for_sampled_supports(self):
+        r = rscount.count("mnmath", support="by-label:1000", timeout=120)
+        assert r.count == 2 and r.backend in ("search", "ganak")
+        assert any(note.startswith("search and ganak ran side by side") for note in r.notes)
+
+    def test_times_out_cleanly(self):
+        from rscount.errors import CountTimeout
+        problem = rscount.make_problem("mnmath-b1", support="by-label:100", map_class="complete")
+        with pytest.raises(CountTimeout):
+            rscount.count_problem(problem, "search", timeout=0.5)
+
+
+class TestSampledSplit:
+    """Disentangled and shared maps factor over label parts on any support (projected supports)."""
+
+    TASKS = TestSplit.TASKS
+
+    @pytest.mark.parametrize("n", range(len(TASKS)))
+    @pytest.mark.parametrize("cls", ["disentangled", "shared"])
+    @pytest.mark.parametrize("seed", range(4))
+    def test_matches_bruteforce(self, n, cls, seed):
+        import random
+        from rscount.split import split_problem
+        from rscount.support import grid
+        labels, concepts = self.TASKS[n]
+        task = rscount.task_from_text(labels, concepts)
+        rng = random.Random(seed)
+        rows = grid(task.sizes, rng.sample(range(task.space_size), rng.randint(1, task.space_size // 2))).tolist()
+        problem = rscount.make_problem(task, map_class=cls, support=rows, concept_sup=rng.choice([None, 1]),
+                                       seed=seed)
+        want = rscount.count_problem(problem, "bruteforce").count
+        got = rscount.count_problem(problem)
+        if split_problem(problem) is not None:
+            assert got.backend.startswith("split(") and "reads each part's concepts alone" in got.notes[0]
+        assert got.count == want, (labels, cls, rows, got.backend)
+
+    def test_complete_does_not_split_on_a_sample(self):
+        from rscount.split import split_problem
+        task = rscount.task_from_text(["a ^ b", "c & d"], "a,b,c,d")
+        assert split_problem(rscount.make_problem(task, support="0,0,0,0;1,0,1,1")) is None
