@@ -160,7 +160,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
     try:
         while True:
             waited = time.monotonic() - start
-            step = 0.2 if timeout is None else max(0.0, min(0.2, timeout - waited))
+            step = 0.02 if timeout is None else max(0.0, min(0.02, timeout - waited))
             if parent.poll(step):
                 try:
                     status, payload = parent.recv()

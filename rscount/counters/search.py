@@ -27,7 +27,7 @@ from .base import Deadline, Options, run_isolated
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
 MAX_LABELS = 64
-MAX_CACHE = 2_000_000
+MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
 
 
@@ -81,6 +81,16 @@ class _Part:
         self.decided = self.table[self.index] == self.want
         self.missing = np.full(len(rows), len(concepts), dtype=np.int64)
 
+    def unknown(self, i: int, rows) -> np.ndarray:
+        """Whether concept ``i`` is still unknown in each of ``rows``' partial predictions."""
+        return (self.index[rows] // self.stride[i]) % (self.size[i] + 1) == self.size[i]
+
+    def keeps(self, i: int, rows) -> np.ndarray:
+        """Per row (concept ``i`` unknown in it) and value v: whether setting c_i = v keeps its true label reachable."""
+        size = self.size[i]
+        at = self.index[rows][:, None] + self.stride[i] * (np.arange(size) - size)
+        return (self.table[at] & self.want[rows, None]) != 0
+
 
 class _Unit:
     """What the search assigns one source and one entry per source value for: a predicted concept or a group."""
@@ -123,6 +133,7 @@ class _Search:
         self.used: set = {s for u in self.units if u.sources for s in u.sources}
         self.undecided = sum(int((~p.decided).sum()) for p in self.parts)
         self.cache: dict = {}
+        self.cache_bytes = 0
         self.nodes = 0
         self.order = self._unit_order()
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
@@ -235,11 +246,8 @@ class _Search:
                     best, best_score = (n, u), score[u]
         return best, best_score
 
-    def next_unsourced(self):
-        for n in self.order:
-            if self.value[n] is None:
-                return n
-        return None
+    def next_unsourced(self) -> int:
+        return next(n for n in self.order if self.value[n] is None)
 
     def open_branching(self) -> int:
         """How many ways the open entries of the sourced units can still be set."""
@@ -265,8 +273,7 @@ class _Search:
         for a, i in enumerate(part.concepts):
             n = self.unit_of[i]
             source = self.source[n][self.units[n].members.index(i)]
-            waiting = (part.index[rows] // part.stride[i]) % (part.size[i] + 1) == part.size[i]
-            out[:, a] = np.where(waiting, n * self.width + self.G[rows, source], -1)
+            out[:, a] = np.where(part.unknown(i, rows), n * self.width + self.G[rows, source], -1)
         return out
 
     def scoped(self, scope: frozenset) -> int:
@@ -284,12 +291,11 @@ class _Search:
             touched.append((part, rows, ids))
             key += [rows.tobytes(), part.index[rows].tobytes()]
         key = b"|".join(key)
-        if key in self.cache:
-            return self.cache[key]
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
         total = self._scoped(scope, touched)
-        if len(self.cache) >= MAX_CACHE:
-            self.cache.clear()
-        self.cache[key] = total
+        self.remember(key, total)
         return total
 
     def _scoped(self, scope: frozenset, touched: list) -> int:
@@ -310,16 +316,10 @@ class _Search:
                 last = (counts == 1) & open_[:, a]
                 if not last.any():
                     continue
-                stride, size = part.stride[i], part.size[i]
-                at = part.index[rows[last]]
-                ok = (part.table[at[:, None] + stride * (np.arange(size) - size)] & part.want[rows[last], None]) != 0
+                ok = part.keeps(i, rows[last])
                 which = ids[last, a]
-                for e in np.unique(which).tolist():
-                    mask = ok[which == e].all(axis=0)
-                    mask = mask & allowed[e] if e in allowed else mask
-                    if not mask.any():
-                        return 0
-                    allowed[e] = mask
+                if not _narrow(allowed, which, ok):
+                    return 0
             for row in ids[counts >= 2].tolist():
                 members = [e for e in row if e >= 0]
                 for e in members:
@@ -363,6 +363,13 @@ class _Search:
         n, u = divmod(e, self.width)
         return sum(1 for x in self.choices(n, u) if mask is None or mask[x])
 
+    def remember(self, key: bytes, total: int) -> None:
+        if self.cache_bytes + len(key) > MAX_CACHE_BYTES:
+            self.cache.clear()
+            self.cache_bytes = 0
+        self.cache[key] = total
+        self.cache_bytes += len(key) + 100
+
     def count(self) -> int:
         if all(v is not None for v in self.value):
             return self.scoped(frozenset(n * self.width + u for n, values in enumerate(self.value)
@@ -377,9 +384,7 @@ class _Search:
         if hit is not None:
             return hit
         total = self._branch()
-        if len(self.cache) >= MAX_CACHE:
-            self.cache.clear()
-        self.cache[key] = total
+        self.remember(key, total)
         return total
 
     def restrictions(self) -> dict | None:
@@ -393,26 +398,17 @@ class _Search:
             last = np.flatnonzero((part.missing == 1) & ~part.decided)
             if not len(last):
                 continue
-            index, want = part.index[last], part.want[last]
             for i in part.concepts:
-                stride, size = part.stride[i], part.size[i]
                 n = self.unit_of[i]
                 if self.value[n] is None:
                     continue
-                rows = (index // stride) % (size + 1) == size
-                if not rows.any():
+                rows = last[part.unknown(i, last)]
+                if not len(rows):
                     continue
-                at = index[rows]
-                ok = (part.table[at[:, None] + stride * (np.arange(size) - size)] & want[rows, None]) != 0
+                ok = part.keeps(i, rows)
                 source = self.source[n][self.units[n].members.index(i)]
-                values = self.G[last[rows], source]
-                for u in np.unique(values).tolist():
-                    mask = ok[values == u].all(axis=0)
-                    key = (n, u)
-                    mask = mask & allowed[key] if key in allowed else mask
-                    if not mask.any():
-                        return None
-                    allowed[key] = mask
+                if not _narrow(allowed, n * self.width + self.G[rows, source], ok):
+                    return None
         return allowed
 
     def _branch(self) -> int:
@@ -423,15 +419,12 @@ class _Search:
         if closed is not None:
             return closed
         if allowed:
-            entry = min(allowed, key=lambda e: (int(allowed[e].sum()), e))
-            return self._set(entry, [v for v in self.choices(*entry) if allowed[entry][v]])
-        entry, score = self.best_entry()
-        open_unit = self.next_unsourced()
-        if open_unit is not None and (entry is None or (score < 1.0 and self.open_branching()
-                                                        > self.task.k - len(self.used))):
-            return self._choose_source(open_unit)
-        if entry is None:
-            return self.closed_values()
+            e = min(allowed, key=lambda x: (int(allowed[x].sum()), x))
+            entry = divmod(e, self.width)
+            return self._set(entry, [v for v in self.choices(*entry) if allowed[e][v]])
+        entry, score = self.best_entry()  # some unit still needs its source here (see count)
+        if entry is None or (score < 1.0 and self.open_branching() > self.task.k - len(self.used)):
+            return self._choose_source(self.next_unsourced())
         return self._set(entry, self.choices(*entry))
 
     def _set(self, entry: tuple, values) -> int:
@@ -455,14 +448,9 @@ class _Search:
         part = self.part_of.get(i)
         if part is None:
             return None, None
-        stride, size = part.stride[i], part.size[i]
-        rows = np.flatnonzero((part.missing == 1) & ~part.decided
-                              & ((part.index // stride) % (size + 1) == size))
-        if not len(rows):
-            return None, None
-        ok = (part.table[part.index[rows][:, None] + stride * (np.arange(size) - size)]
-              & part.want[rows, None]) != 0
-        return rows, ok
+        rows = np.flatnonzero((part.missing == 1) & ~part.decided)
+        rows = rows[part.unknown(i, rows)]
+        return (rows, part.keeps(i, rows)) if len(rows) else (None, None)
 
     def _choose_source(self, n: int) -> int:
         unit, total = self.units[n], 0
@@ -489,10 +477,6 @@ class _Search:
         return math.prod(unit.size ** self.value[n].count(-2) for n, unit in enumerate(self.units)
                          if unit.sources is not None)
 
-    def closed_values(self) -> int:
-        """Every unit sourced and every entry set: one map per path (absent values were multiplied in)."""
-        return 1
-
     def one_unknown_left(self, allowed: dict) -> int | None:
         """The count in closed form when every undecided row waits on one entry only (else None).
 
@@ -508,18 +492,15 @@ class _Search:
         for n in open_units:
             for i in self.units[n].members:
                 part = self.part_of.get(i)
-                if part is not None:
-                    waiting = ~part.decided & ((part.index // part.stride[i]) % (part.size[i] + 1) == part.size[i])
-                    if waiting.any():
-                        return None
+                if part is not None and part.unknown(i, np.flatnonzero(~part.decided)).any():
+                    return None
         total = 1
         for n, values in enumerate(self.value):
             if values is None:
                 continue
             for u, v in enumerate(values):
                 if v == -1:
-                    mask = allowed.get((n, u))
-                    total *= sum(1 for x in self.choices(n, u) if mask is None or mask[x])
+                    total *= self._values(n * self.width + u, allowed.get(n * self.width + u))
         if open_units:
             free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
@@ -538,6 +519,17 @@ class _Search:
             free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(open_units), tuple(free))
         return total
+
+
+def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
+    """Intersect each entry's allowed values with those its rows keep (``ok``); False when one is left with none."""
+    for e in np.unique(entries).tolist():
+        mask = ok[entries == e].all(axis=0)
+        mask = mask & allowed[e] if e in allowed else mask
+        if not mask.any():
+            return False
+        allowed[e] = mask
+    return True
 
 
 def _bijection_weight(targets: tuple, sources: tuple) -> int:
