@@ -70,7 +70,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
-    first answer: the structural counter (or SDD compilation) against Ganak.
+    first answer: on a listed sampled support the entry search against Ganak,
+    else the structural counter (or SDD compilation) against Ganak.
     """
     if approx:
         if exact:

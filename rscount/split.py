@@ -25,7 +25,7 @@ from .problem import Problem, Supervision
 from .support import Support, exhaustive, grid
 from .task import Task
 
-__all__ = ["components", "essential", "split_problem", "split_shared"]
+__all__ = ["components", "essential", "grid_labels", "split_problem", "split_shared"]
 
 MAX_LABEL_GRID = 1 << 22
 SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -55,16 +55,24 @@ def components(task: Task) -> list:
     return [(tuple(ls), tuple(sorted({c for n in ls for c in reads[n]}))) for ls in parts.values()]
 
 
+def grid_labels(task: Task, concepts) -> np.ndarray:
+    """Label codes, shape (n, labels), of every value tuple of ``concepts`` in grid order (the others at 0).
+
+    Only the labels that read no other concept are meaningful.
+    """
+    sub = grid(tuple(task.sizes[c] for c in concepts))
+    full = np.zeros((len(sub), task.k), dtype=np.int64)
+    full[:, list(concepts)] = sub
+    return task.evaluate(full)
+
+
 def essential(task: Task, label: int) -> frozenset | None:
     """The concepts label ``label`` really changes with (None: its mentioned concepts are too many to check)."""
     cs = sorted(task.index(n) for n in variables(task.labels[label].expr))
     sizes = tuple(task.sizes[c] for c in cs)
     if int(np.prod(sizes, dtype=np.int64)) > MAX_LABEL_GRID:
         return None
-    sub = grid(sizes)
-    full = np.zeros((len(sub), task.k), dtype=np.int64)
-    full[:, cs] = sub
-    values = task.evaluate(full)[:, label].reshape(sizes)
+    values = grid_labels(task, cs)[:, label].reshape(sizes)
     return frozenset(c for a, c in enumerate(cs) if np.any(np.diff(values, axis=a) != 0))
 
 
@@ -86,7 +94,12 @@ def _parts_are_closed(task: Task, where: dict) -> bool:
 
 
 def _label_parts(problem: Problem) -> tuple:
-    """The label components of an exhaustive problem that covers every concept, and each concept's part."""
+    """The label components of a problem whose parts may be counted apart (see the module), and each concept's part.
+
+    (None, None) unless the components cover every concept and the support
+    and class allow a split: any class on the exhaustive support without
+    per-vector supervision, or disentangled/shared on a listed support.
+    """
     task = problem.task
     if problem.map_class not in SPLIT_CLASSES or len(task.labels) < 2:
         return None, None

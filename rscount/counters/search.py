@@ -20,8 +20,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..result import Tally
-from ..split import components
-from ..support import grid
+from ..split import components, grid_labels
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -38,10 +37,7 @@ def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
     vector's label code as a bit.
     """
     sizes = tuple(task.sizes[c] for c in concepts)
-    sub = grid(sizes)
-    full = np.zeros((len(sub), task.k), dtype=np.int64)
-    full[:, concepts] = sub
-    values = task.evaluate(full)[:, labels]
+    values = grid_labels(task, concepts)[:, labels]
     codes, inverse = np.unique(values, axis=0, return_inverse=True)
     if len(codes) > MAX_LABELS:
         raise ValueError(f"{len(codes)} label values (limit {MAX_LABELS})")
@@ -230,6 +226,7 @@ class _Search:
     def best_entry(self):
         """The open entry that completes the most undecided rows (score), or None when none is open."""
         best, best_score = None, -1.0
+        weights = {id(p): np.where(p.decided, 0.0, np.exp2(1 - p.missing.astype(float))) for p in self.parts}
         for n, unit in enumerate(self.units):
             values = self.value[n]
             if values is None or -1 not in values:
@@ -237,10 +234,8 @@ class _Search:
             score = np.zeros(len(values))
             for i, s in zip(unit.members, self.source[n]):
                 part = self.part_of.get(i)
-                if part is None:
-                    continue
-                weight = np.where(part.decided, 0.0, np.exp2(1 - part.missing.astype(float)))
-                score += np.bincount(self.G[:, s], weights=weight, minlength=len(values))
+                if part is not None:
+                    score += np.bincount(self.G[:, s], weights=weights[id(part)], minlength=len(values))
             for u, v in enumerate(values):
                 if v == -1 and score[u] > best_score:
                     best, best_score = (n, u), score[u]
@@ -360,8 +355,9 @@ class _Search:
         return total * inner
 
     def _values(self, e: int, mask) -> int:
-        n, u = divmod(e, self.width)
-        return sum(1 for x in self.choices(n, u) if mask is None or mask[x])
+        """How many values entry ``e`` may take (its choices, narrowed by ``mask`` when given)."""
+        values = self.choices(*divmod(e, self.width))
+        return len(values) if mask is None else sum(1 for x in values if mask[x])
 
     def remember(self, key: bytes, total: int) -> None:
         if self.cache_bytes + len(key) > MAX_CACHE_BYTES:
@@ -377,8 +373,8 @@ class _Search:
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self.deadline.check()
-        if self.undecided == 0 and not self.any_supervision:
-            return self.rest()
+        if self.undecided == 0 and not self.any_supervision:  # every label fixed, nothing pinned
+            return self.completions({})
         key = self.key()
         hit = self.cache.get(key)
         if hit is not None:
@@ -494,6 +490,11 @@ class _Search:
                 part = self.part_of.get(i)
                 if part is not None and part.unknown(i, np.flatnonzero(~part.decided)).any():
                     return None
+        return self.completions(allowed)
+
+    def completions(self, allowed: dict) -> int:
+        """Ways to finish the map when each open entry is constrained by ``allowed`` alone (and unsourced units
+        by nothing): the product of the entries' choices times the value maps of every source assignment."""
         total = 1
         for n, values in enumerate(self.value):
             if values is None:
@@ -501,23 +502,10 @@ class _Search:
             for u, v in enumerate(values):
                 if v == -1:
                     total *= self._values(n * self.width + u, allowed.get(n * self.width + u))
+        open_units = [n for n, v in enumerate(self.value) if v is None]
         if open_units:
             free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
-        return total
-
-    def rest(self) -> int:
-        """Maps completing the current partial one when every row's labels are already fixed."""
-        total = 1
-        open_units = []
-        for n, unit in enumerate(self.units):
-            if self.value[n] is None:
-                open_units.append(unit.size)
-            else:
-                total *= unit.size ** self.value[n].count(-1)
-        if open_units:
-            free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
-            total *= _bijection_weight(tuple(open_units), tuple(free))
         return total
 
 
