@@ -26,6 +26,7 @@ from .base import Deadline, Options, run_isolated
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
 MAX_LABELS = 64
+MAX_RESIDUAL = 1 << 23  # cells beyond which a star cell is its own residual id
 MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
 
@@ -59,6 +60,54 @@ def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
     return star.ravel(), strides, bit_of
 
 
+def _residual_ids(table: np.ndarray, sizes: tuple) -> tuple:
+    """Per star cell, an id of the labelling function of its unknown concepts; equal ids, equal functions.
+
+    Ids are the nodes of a reduced ordered decision diagram (axis order), so
+    partial predictions that leave a row the same function share one id and
+    the cache can merge them. Returns the ids and how many there are.
+    """
+    n = table.size
+    if n > MAX_RESIDUAL:
+        return np.arange(n, dtype=np.int64), n
+    cells = np.arange(n, dtype=np.int64)
+    strides, unknown, acc = [], [], 1
+    for s in reversed(sizes):
+        strides.append(acc)
+        acc *= s + 1
+    strides.reverse()
+    for a, s in enumerate(sizes):
+        unknown.append((cells // strides[a]) % (s + 1) == s)
+    ids = np.full(n, -1, dtype=np.int64)
+    full = ~np.logical_or.reduce(unknown) if unknown else np.ones(n, dtype=bool)
+    _, ids[full] = np.unique(table[full], return_inverse=True)
+    count = int(ids.max()) + 1
+    known_before = np.ones(n, dtype=bool)
+    lowest = []
+    for a in range(len(sizes)):
+        lowest.append(np.flatnonzero(unknown[a] & known_before))
+        known_before &= ~unknown[a]
+    for a in reversed(range(len(sizes))):
+        at, size = lowest[a], sizes[a]
+        if not len(at):
+            continue
+        child = ids[at[:, None] + strides[a] * (np.arange(size) - size)]
+        same = (child == child[:, :1]).all(axis=1)
+        ids[at[same]] = child[same, 0]
+        rest = child[~same]
+        if len(rest):
+            if count ** size < 1 << 62:
+                flat = np.zeros(len(rest), dtype=np.int64)
+                for column in rest.T:
+                    flat = flat * count + column
+                _, inverse = np.unique(flat, return_inverse=True)
+            else:
+                _, inverse = np.unique(rest, axis=0, return_inverse=True)
+            ids[at[~same]] = count + inverse.ravel()
+            count += int(inverse.max()) + 1
+    return ids, count
+
+
 def _popcount_is_one(table: np.ndarray) -> np.ndarray:
     """Cells whose bitmask has exactly one bit: the label is fixed."""
     return (table != 0) & ((table & (table - 1)) == 0)
@@ -72,6 +121,9 @@ class _Part:
         self.table, strides, bit_of = _star_table(task, concepts, labels)
         self.stride = {c: s for c, s in zip(concepts, strides)}
         self.size = {c: task.sizes[c] for c in concepts}
+        self.strides = np.array(strides, dtype=np.int64)
+        self.sizes = np.array([task.sizes[c] for c in concepts], dtype=np.int64)
+        self.rid, self.n_ids = _residual_ids(self.table, tuple(self.size[c] for c in concepts))
         self.want = bit_of(label_rows[:, labels])
         self.index = np.full(len(rows), sum(self.stride[c] * self.size[c] for c in concepts), dtype=np.int64)
         self.decided = self.table[self.index] == self.want
@@ -101,6 +153,7 @@ class _Search:
     def __init__(self, problem, deadline: Deadline):
         task = problem.task
         self.task, self.deadline = task, deadline
+        self.sizes = task.sizes
         self.G = np.asarray(problem.support.vectors, dtype=np.int64)
         n = len(self.G)
         label_rows = problem.labels
@@ -163,7 +216,7 @@ class _Search:
     # --- entries --------------------------------------------------------------
     def _fresh_values(self, sources: tuple) -> list:
         """Entry values of a newly sourced unit: -1 for values some row shows, -2 for values none shows."""
-        size = self.task.sizes[sources[0]]
+        size = self.sizes[sources[0]]
         return [-1 if any(len(self.rows_of[s][u]) for s in sources) else -2 for u in range(size)]
 
     def effects(self, n: int, u: int) -> list:
@@ -223,8 +276,8 @@ class _Search:
             part.missing[rows] += 1
 
     # --- choosing what to branch on ---------------------------------------------
-    def best_entry(self):
-        """The open entry that completes the most undecided rows (score), or None when none is open."""
+    def best_entry(self) -> tuple | None:
+        """The open entry that completes the most undecided rows, or None when none is open."""
         best, best_score = None, -1.0
         weights = {id(p): np.where(p.decided, 0.0, np.exp2(1 - p.missing.astype(float))) for p in self.parts}
         for n, unit in enumerate(self.units):
@@ -239,26 +292,24 @@ class _Search:
             for u, v in enumerate(values):
                 if v == -1 and score[u] > best_score:
                     best, best_score = (n, u), score[u]
-        return best, best_score
+        return best
 
     def next_unsourced(self) -> int:
         return next(n for n in self.order if self.value[n] is None)
 
-    def open_branching(self) -> int:
-        """How many ways the open entries of the sourced units can still be set."""
-        return math.prod(self.units[n].size ** v.count(-1) for n, v in enumerate(self.value) if v is not None)
-
     # --- counting -------------------------------------------------------------
     def key(self) -> bytes:
         """Everything the rest of the count depends on: open entries, used sources, undecided rows' states."""
-        head = []
+        head = [-7, *sorted(self.used), -7]
         for n, v in enumerate(self.value):
             if v is None:
                 head.append(-3)
+            elif -1 not in v:
+                head.append(-6)  # every entry set: rows' residuals say all that matters
             else:
                 head.append(self.source[n][0] if self.units[n].sources is None else -4)
                 head.extend(0 if x == -1 else 1 for x in v)
-        body = [np.where(p.decided, -1, p.index).tobytes() for p in self.parts]
+        body = [np.where(p.decided, -1, p.rid[p.index]).tobytes() for p in self.parts]
         return np.array(head, dtype=np.int64).tobytes() + b"".join(body)
 
     # --- once every unit has its source: independent components -------------------
@@ -284,7 +335,7 @@ class _Search:
             hit = np.isin(ids, wanted).any(axis=1)
             rows, ids = rows[hit], ids[hit]
             touched.append((part, rows, ids))
-            key += [rows.tobytes(), part.index[rows].tobytes()]
+            key += [rows.tobytes(), part.rid[part.index[rows]].tobytes()]
         key = b"|".join(key)
         hit = self.cache.get(key)
         if hit is not None:
@@ -407,7 +458,50 @@ class _Search:
                     return None
         return allowed
 
+    def collides(self) -> bool:
+        """Whether two rows of a part must end with the same prediction but want different labels.
+
+        Rows with the same partial prediction that also agree on every source
+        their unknown concepts can still read (the unused sources, and the
+        sources of sourced concepts they have not read yet) end alike, so a
+        map that loses information a label needs is cut as soon as it does.
+        """
+        unused = [s for s in range(self.task.k) if s not in self.used]
+        for part in self.parts:
+            sources = [self._source_of(i) for i in part.concepts]
+            read = [a for a, s in enumerate(sources) if s is not None]
+            keys = [part.rid[part.index]]
+            radix = [part.n_ids]
+            if read:
+                digits = (part.index[:, None] // part.strides[read]) % (part.sizes[read] + 1)
+                open_ = digits == part.sizes[read]
+                columns = np.where(open_, self.G[:, [sources[a] for a in read]], self.width)
+                _digits_to_keys(columns, self.width + 1, keys, radix)
+            if len(read) < len(sources) and unused:
+                _digits_to_keys(self.G[:, unused], self.width, keys, radix)
+            if math.prod(radix) < 1 << 62:
+                key = keys[0]
+                for column, r in zip(keys[1:], radix[1:]):
+                    key = key * r + column
+                order = np.argsort(key)
+                same = key[order][1:] == key[order][:-1]
+            else:
+                order = np.lexsort(keys[::-1])
+                rows = np.stack(keys, axis=1)[order]
+                same = (rows[1:] == rows[:-1]).all(axis=1)
+            want = part.want[order]
+            if (same & (want[1:] != want[:-1])).any():
+                return True
+        return False
+
+    def _source_of(self, i: int) -> int | None:
+        """The source concept predicted concept ``i`` reads, None while its unit has none."""
+        n = self.unit_of[i]
+        return None if self.value[n] is None else self.source[n][self.units[n].members.index(i)]
+
     def _branch(self) -> int:
+        if self.collides():
+            return 0
         allowed = self.restrictions()
         if allowed is None:
             return 0
@@ -418,8 +512,8 @@ class _Search:
             e = min(allowed, key=lambda x: (int(allowed[x].sum()), x))
             entry = divmod(e, self.width)
             return self._set(entry, [v for v in self.choices(*entry) if allowed[e][v]])
-        entry, score = self.best_entry()  # some unit still needs its source here (see count)
-        if entry is None or (score < 1.0 and self.open_branching() > self.task.k - len(self.used)):
+        entry = self.best_entry()  # some unit still needs its source here (see count)
+        if entry is None:  # a unit's entries are all set before the next one is sourced: states then merge
             return self._choose_source(self.next_unsourced())
         return self._set(entry, self.choices(*entry))
 
@@ -504,9 +598,20 @@ class _Search:
                     total *= self._values(n * self.width + u, allowed.get(n * self.width + u))
         open_units = [n for n, v in enumerate(self.value) if v is None]
         if open_units:
-            free = [self.task.sizes[s] for s in range(self.task.k) if s not in self.used]
+            free = [self.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
         return total
+
+
+def _digits_to_keys(digits: np.ndarray, base: int, keys: list, radix: list) -> None:
+    """Append the rows of ``digits`` (values below ``base``) to ``keys`` as one number each, or column by column
+    when that number could overflow."""
+    if base ** digits.shape[1] < 1 << 62:
+        keys.append(digits @ base ** np.arange(digits.shape[1], dtype=np.int64))
+        radix.append(base ** digits.shape[1])
+    else:
+        keys.extend(digits.T)
+        radix.extend([base] * digits.shape[1])
 
 
 def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
