@@ -1,6 +1,7 @@
 """Every backend against the brute-force oracle on random small problems (one contract)."""
 import math
 
+import numpy as np
 import pytest
 
 import rscount
@@ -342,6 +343,39 @@ class TestSearch(Contract):
         assert not problem.support.exhaustive
         got = rscount.count_problem(problem, "search")
         assert got.count == rscount.count_problem(problem, "ganak").count, got.notes
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_residual_ids_name_functions(self, seed):
+        """Two star cells share an id exactly when every completion of their unknowns gives the same label."""
+        import itertools
+        from rscount.counters.search import _residual_ids
+        rng = np.random.default_rng(seed)
+        sizes = tuple(int(x) for x in rng.integers(2, 4, size=3))
+        labels = rng.integers(0, 2 + seed % 3, size=sizes)
+        star = np.zeros(tuple(s + 1 for s in sizes), dtype=np.int64)
+        star[tuple(slice(0, s) for s in sizes)] = labels + 1
+        ids, n_ids = _residual_ids(star.ravel(), sizes)
+        assert ids.max() < n_ids
+
+        def function(cell):  # labels of every vector, keeping the known values of the cell
+            grids = [range(s) if c == s else [c] * s for c, s in zip(cell, sizes)]
+            return tuple(int(labels[v]) for v in itertools.product(*grids))
+        cells = list(itertools.product(*(range(s + 1) for s in sizes)))
+        functions = {cell: function(cell) for cell in cells}
+        flat = {cell: int(ids[np.ravel_multi_index(cell, star.shape)]) for cell in cells}
+        for a, b in itertools.combinations(cells, 2):
+            assert (flat[a] == flat[b]) == (functions[a] == functions[b]), (a, b)
+
+    @pytest.mark.parametrize("params, subsample, want", [
+        ({"k": 6, "m": 6, "seed": 0}, 0.5, 1), ({"k": 8, "m": 3, "seed": 0}, 0.5, 16),
+        ({"k": 6, "m": 3, "seed": 1}, 0.1, 26048)])
+    def test_random_logic_matches_ganak(self, params, subsample, want):
+        """Rows bound to end alike must want one label: the cut that makes these fast keeps the count."""
+        problem = rscount.make_problem("mnlogic-random", params={**params, "l": 3}, subsample=subsample)
+        got = rscount.count_problem(problem, "search")
+        assert got.count == want == rscount.count_problem(problem, "ganak").count
+        nodes = int(got.notes[0].split()[1])
+        assert nodes < 10_000, got.notes  # k=6 m=6: 93,209 visits before the cut and the residual cache, 3,248 now
 
     @pytest.mark.parametrize("vector, want", [("0,0,0", 192), ("1,1,1", 192), ("0,1,1", 192)])
     def test_published_single_examples(self, vector, want):
