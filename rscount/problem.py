@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
 from .errors import EncodingError, SupportError
+from .lazy import cached_property
 from .support import Support, parse_amount
 from .task import Task
 

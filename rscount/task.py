@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from .circuit import Circuit
 from .compiler import compile_expr
 from .errors import KnowledgeError, TaskError
+from .lazy import cached_property
 from .logic import Expr, variables
 from .semantics import evaluate
 

@@ -133,6 +133,31 @@ def test_race_stops_the_loser_and_its_child():
     assert not [p for p in mp.active_children() if p.is_alive()]
 
 
+def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
+    """A racer's child reads task properties that the other racer may be computing at fork time."""
+    import threading
+    import time
+    from rscount.counters.base import run_isolated
+    from rscount.lazy import cached_property
+
+    class Task:
+        def __init__(self, delay):
+            self.delay = delay
+
+        @cached_property
+        def value(self):
+            time.sleep(self.delay)
+            return 2
+
+    busy = threading.Thread(target=lambda: Task(3).value)
+    busy.start()
+    time.sleep(0.2)  # the other thread is inside the property now
+    try:
+        assert run_isolated(lambda: Task(0).value, "child", timeout=2) == 2
+    finally:
+        busy.join()
+
+
 def test_race_reports_the_timeout_when_all_fail():
     from rscount.counters.base import race
 

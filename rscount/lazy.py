@@ -1,0 +1,35 @@
+"""``cached_property`` without a lock.
+
+Python 3.11's ``functools.cached_property`` holds one lock for every
+instance of a class while it computes. Backends race in threads and fork
+their children; a child forked while another thread computes a task's
+property inherits that lock held and waits on it forever. This version
+keeps the value in the instance dict the same way, without a lock (two
+threads may compute a value twice; both get an equal one).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+_MISSING = object()
+
+
+class cached_property:  # noqa: N801 - a drop-in for functools.cached_property
+    """Compute once per instance on first access, then read from the instance's ``__dict__``."""
+
+    def __init__(self, func: Callable[[Any], Any]):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__.get(self.name, _MISSING)
+        if value is _MISSING:
+            value = self.func(instance)
+            instance.__dict__[self.name] = value
+        return value
