@@ -379,7 +379,8 @@ class TestSearch(Contract):
         labels = rng.integers(0, 2 + seed % 3, size=sizes)
         star = np.zeros(tuple(s + 1 for s in sizes), dtype=np.int64)
         star[tuple(slice(0, s) for s in sizes)] = labels + 1
-        ids, n_ids = _residual_ids(star.ravel(), sizes)
+        strides = [int(x) // star.itemsize for x in star.strides]
+        ids, n_ids = _residual_ids(star.ravel(), sizes, strides)
         assert ids.max() < n_ids
 
         def function(cell):  # labels of every vector, keeping the known values of the cell

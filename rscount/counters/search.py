@@ -8,9 +8,14 @@ completes the most support vectors first. Each vector keeps, per label part
 (labels reading disjoint concepts), the index of its partial prediction in a
 *star table*: every concept's domain plus one "not yet known" slot, holding
 the set of labels some completion still reaches. A vector whose true label
-drops out of that set prunes the branch. Entries that no undecided vector
+drops out of that set prunes the branch, and so do two vectors bound to end
+with the same prediction (same partial prediction, same values on every
+source still to be read) that want different labels: a map that loses
+information a label needs dies at once. Entries that no undecided vector
 reads, values no vector shows, and everything left once every label is
-fixed are counted in closed form; equal states are counted once (a cache).
+fixed are counted in closed form; equal states are counted once (a cache
+keyed by the labelling function each vector has left, not by how it got
+there).
 """
 from __future__ import annotations
 
@@ -60,7 +65,7 @@ def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
     return star.ravel(), strides, bit_of
 
 
-def _residual_ids(table: np.ndarray, sizes: tuple) -> tuple:
+def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
     """Per star cell, an id of the labelling function of its unknown concepts; equal ids, equal functions.
 
     Ids are the nodes of a reduced ordered decision diagram (axis order), so
@@ -71,11 +76,7 @@ def _residual_ids(table: np.ndarray, sizes: tuple) -> tuple:
     if n > MAX_RESIDUAL:
         return np.arange(n, dtype=np.int64), n
     cells = np.arange(n, dtype=np.int64)
-    strides, unknown, acc = [], [], 1
-    for s in reversed(sizes):
-        strides.append(acc)
-        acc *= s + 1
-    strides.reverse()
+    unknown = []
     for a, s in enumerate(sizes):
         unknown.append((cells // strides[a]) % (s + 1) == s)
     ids = np.full(n, -1, dtype=np.int64)
@@ -123,7 +124,7 @@ class _Part:
         self.size = {c: task.sizes[c] for c in concepts}
         self.strides = np.array(strides, dtype=np.int64)
         self.sizes = np.array([task.sizes[c] for c in concepts], dtype=np.int64)
-        self.rid, self.n_ids = _residual_ids(self.table, tuple(self.size[c] for c in concepts))
+        self.rid, self.n_ids = _residual_ids(self.table, tuple(self.size[c] for c in concepts), strides)
         self.want = bit_of(label_rows[:, labels])
         self.index = np.full(len(rows), sum(self.stride[c] * self.size[c] for c in concepts), dtype=np.int64)
         self.decided = self.table[self.index] == self.want
