@@ -65,6 +65,24 @@ def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
     return star.ravel(), strides, bit_of
 
 
+def _unknown_slots(index: np.ndarray, strides, sizes) -> np.ndarray:
+    """Per star index and concept (len(index) x concepts): whether that concept is the "unknown" slot there."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return (index[:, None] // np.asarray(strides, dtype=np.int64)) % (sizes + 1) == sizes
+
+
+def _row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
+    """One int64 per row of ``digits`` (column j below ``radix[j]``): equal rows, equal codes.
+
+    A mixed-radix number where it fits in 62 bits, else the row's rank among
+    the distinct rows.
+    """
+    if math.prod(radix) < 1 << 62:
+        weights = np.cumprod([1, *radix[:0:-1]], dtype=np.int64)[::-1]
+        return digits @ weights
+    return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
+
+
 def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
     """Per star cell, an id of the labelling function of its unknown concepts; equal ids, equal functions.
 
@@ -75,19 +93,16 @@ def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
     n = table.size
     if n > MAX_RESIDUAL:
         return np.arange(n, dtype=np.int64), n
-    cells = np.arange(n, dtype=np.int64)
-    unknown = []
-    for a, s in enumerate(sizes):
-        unknown.append((cells // strides[a]) % (s + 1) == s)
+    unknown = _unknown_slots(np.arange(n, dtype=np.int64), strides, sizes)
     ids = np.full(n, -1, dtype=np.int64)
-    full = ~np.logical_or.reduce(unknown) if unknown else np.ones(n, dtype=bool)
+    full = ~unknown.any(axis=1)
     _, ids[full] = np.unique(table[full], return_inverse=True)
     count = int(ids.max()) + 1
     known_before = np.ones(n, dtype=bool)
     lowest = []
     for a in range(len(sizes)):
-        lowest.append(np.flatnonzero(unknown[a] & known_before))
-        known_before &= ~unknown[a]
+        lowest.append(np.flatnonzero(unknown[:, a] & known_before))
+        known_before &= ~unknown[:, a]
     for a in reversed(range(len(sizes))):
         at, size = lowest[a], sizes[a]
         if not len(at):
@@ -97,13 +112,7 @@ def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
         ids[at[same]] = child[same, 0]
         rest = child[~same]
         if len(rest):
-            if count ** size < 1 << 62:
-                flat = np.zeros(len(rest), dtype=np.int64)
-                for column in rest.T:
-                    flat = flat * count + column
-                _, inverse = np.unique(flat, return_inverse=True)
-            else:
-                _, inverse = np.unique(rest, axis=0, return_inverse=True)
+            _, inverse = np.unique(_row_codes(rest, [count] * size), return_inverse=True)
             ids[at[~same]] = count + inverse.ravel()
             count += int(inverse.max()) + 1
     return ids, count
@@ -471,25 +480,17 @@ class _Search:
         for part in self.parts:
             sources = [self._source_of(i) for i in part.concepts]
             read = [a for a, s in enumerate(sources) if s is not None]
-            keys = [part.rid[part.index]]
-            radix = [part.n_ids]
+            columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
             if read:
-                digits = (part.index[:, None] // part.strides[read]) % (part.sizes[read] + 1)
-                open_ = digits == part.sizes[read]
-                columns = np.where(open_, self.G[:, [sources[a] for a in read]], self.width)
-                _digits_to_keys(columns, self.width + 1, keys, radix)
+                open_ = _unknown_slots(part.index, part.strides[read], part.sizes[read])
+                columns.append(np.where(open_, self.G[:, [sources[a] for a in read]], self.width))
+                radix += [self.width + 1] * len(read)
             if len(read) < len(sources) and unused:
-                _digits_to_keys(self.G[:, unused], self.width, keys, radix)
-            if math.prod(radix) < 1 << 62:
-                key = keys[0]
-                for column, r in zip(keys[1:], radix[1:]):
-                    key = key * r + column
-                order = np.argsort(key)
-                same = key[order][1:] == key[order][:-1]
-            else:
-                order = np.lexsort(keys[::-1])
-                rows = np.stack(keys, axis=1)[order]
-                same = (rows[1:] == rows[:-1]).all(axis=1)
+                columns.append(self.G[:, unused])
+                radix += [self.width] * len(unused)
+            key = _row_codes(np.hstack(columns), radix)
+            order = np.argsort(key)
+            same = key[order][1:] == key[order][:-1]
             want = part.want[order]
             if (same & (want[1:] != want[:-1])).any():
                 return True
@@ -602,17 +603,6 @@ class _Search:
             free = [self.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
         return total
-
-
-def _digits_to_keys(digits: np.ndarray, base: int, keys: list, radix: list) -> None:
-    """Append the rows of ``digits`` (values below ``base``) to ``keys`` as one number each, or column by column
-    when that number could overflow."""
-    if base ** digits.shape[1] < 1 << 62:
-        keys.append(digits @ base ** np.arange(digits.shape[1], dtype=np.int64))
-        radix.append(base ** digits.shape[1])
-    else:
-        keys.extend(digits.T)
-        radix.extend([base] * digits.shape[1])
 
 
 def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
