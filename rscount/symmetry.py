@@ -8,15 +8,19 @@ on its classes (a Young subgroup).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .circuit import Circuit
 from .problem import Problem
+from .support import grid
 from .task import Task
 
-__all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "ENUMERATE_UP_TO"]
+__all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "ENUMERATE_UP_TO"]
 
 ENUMERATE_UP_TO = 1 << 16
+SAMPLE = 1 << 11  # prefix cells checked per axis before the last
 
 
 def partition(k: int, same) -> list:
@@ -102,3 +106,99 @@ def meet(a: list, b: list) -> list:
         for x in block:
             out.setdefault((n, where[x]), []).append(x)
     return [tuple(v) for v in out.values()]
+
+
+def value_symmetries(table: np.ndarray, ties: tuple = (), limit: int = 1 << 14,
+                     budget: int = 1 << 12) -> np.ndarray | None:
+    """Every tuple of per-axis value permutations that leaves the label ``table`` unchanged.
+
+    ``table`` holds a label code per cell; axes in one tuple of ``ties``
+    must be permuted alike. Returns an array (elements, axes, max size),
+    identity first, or None when the group has more than ``limit`` elements
+    or finding it takes more than ``budget`` steps. The group is built as
+    a product of transversals (level j: one element per permutation of axis
+    j among the elements fixing every earlier axis); a partial choice must
+    keep each prefix's histogram of labels over the remaining axes, so a
+    wrong one is dropped before the later axes are tried.
+    """
+    sizes, k = table.shape, table.ndim
+    labels = int(table.max()) + 1 if table.size else 1
+    if table.size * labels > 1 << 21:
+        return None
+    codes = table.astype(np.int8 if labels < 128 else np.int64)
+    hist = [np.eye(labels, dtype=np.int32)[table]]
+    for a in reversed(range(k)):
+        hist.insert(0, hist[0].sum(axis=a))
+    tied = {b: t[0] for t in ties for b in t[1:]}
+    rng = np.random.default_rng(0)
+    steps = [0]
+
+    def tick():
+        steps[0] += 1
+        if steps[0] > budget:
+            raise OverflowError
+
+    def options(perms: list) -> list:
+        """The permutations of the next axis that keep every prefix's label histogram."""
+        j = len(perms)
+        here = hist[j + 1]
+        total = math.prod(sizes[:j])
+        if j + 1 < k and total > SAMPLE:  # a sample is enough to prune; the last axis checks every cell
+            cells = grid(sizes[:j], rng.choice(total, SAMPLE, replace=False))
+            a = here[tuple(cells.T)].swapaxes(0, 1)
+            b = here[tuple(sigma[cells[:, c]] for c, sigma in enumerate(perms))].swapaxes(0, 1)
+        else:
+            here = codes if j + 1 == k else here  # the last axis: the labels themselves
+            a = np.moveaxis(here, j, 0)
+            b = np.moveaxis(here[np.ix_(*perms, *(np.arange(n) for n in here.shape[j:]))], j, 0) if perms else a
+        a, b = a.reshape(sizes[j], -1), b.reshape(sizes[j], -1)
+        compat = (a[:, None, :] == b[None, :, :]).all(axis=2)  # compat[u, w]: u may go to w
+        if j in tied:
+            sigma = perms[tied[j]]
+            return [sigma] if compat[np.arange(sizes[j]), sigma].all() else []
+        out: list = []
+
+        def match(u: int, taken: list):
+            tick()
+            if u == sizes[j]:
+                out.append(np.array(taken, dtype=np.int64))
+                return
+            for w in np.flatnonzero(compat[u]).tolist():
+                if w not in taken:
+                    match(u + 1, taken + [w])
+        match(0, [])
+        return out
+
+    def complete(perms: list) -> list | None:
+        """One element of the group that starts with ``perms``, or None."""
+        tick()
+        if len(perms) == k:
+            return perms
+        for sigma in options(perms):
+            found = complete(perms + [sigma])
+            if found is not None:
+                return found
+        return None
+
+    width = max(sizes) if k else 1
+
+    def as_array(perms: list) -> np.ndarray:
+        out = np.tile(np.arange(width, dtype=np.int64), (k, 1))
+        for a, sigma in enumerate(perms):
+            out[a, :len(sigma)] = sigma
+        return out
+
+    try:
+        transversals = []
+        for j in range(k):
+            prefix = [np.arange(n, dtype=np.int64) for n in sizes[:j]]
+            level = [complete(prefix + [sigma]) for sigma in options(prefix)]
+            transversals.append(np.array([as_array(p) for p in level if p is not None]))
+    except OverflowError:
+        return None
+    if math.prod(len(t) for t in transversals) > limit:
+        return None
+    group = np.arange(width, dtype=np.int64)[None, None, :].repeat(k, axis=1)
+    for level in reversed(transversals):  # G_j = T_j . G_(j+1)
+        group = np.take_along_axis(level[:, None, :, :], group[None, :, :, :], axis=3).reshape(-1, k, width)
+    return group

@@ -26,11 +26,14 @@ import numpy as np
 from ..errors import BackendError
 from ..result import Tally
 from ..split import components, grid_labels
+from ..symmetry import value_symmetries
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
 MAX_LABELS = 64
+MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
+MAX_GAC = 3  # open entries of a row beyond which arc consistency is not enforced
 MAX_RESIDUAL = 1 << 23  # cells beyond which a star cell is its own residual id
 MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
@@ -197,9 +200,76 @@ class _Search:
         self.order = self._unit_order()
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
         self.width = max(task.sizes)
+        self.group = self._value_group()
+        self.stab = np.arange(len(self.group))  # elements fixing every entry set so far
         for n_unit, unit in enumerate(self.units):
             if unit.sources is not None:
                 self.value[n_unit] = self._fresh_values(unit.sources)
+
+    def _value_group(self) -> np.ndarray:
+        """Value permutations of the predicted concepts that keep every label (identity first).
+
+        If a map is optimal, so is the map followed by such a permutation, so
+        values in one orbit of the permutations that fix every entry set so
+        far lead to equally many maps and one of them is counted for all.
+        Supervision pins values, so with it the group is the identity alone.
+        """
+        identity = np.arange(self.width, dtype=np.int64)[None, None, :].repeat(self.task.k, axis=1)
+        if self.any_supervision:
+            return identity
+        where = {c: n for n, part in enumerate(self.parts) for c in part.concepts}
+        group = identity
+        for n, part in enumerate(self.parts):
+            ties = []
+            for unit in self.units:
+                if len(unit.members) > 1:
+                    if len({where.get(i) for i in unit.members}) > 1:
+                        return identity  # a group spanning label parts: its one permutation would tie them
+                    if where.get(unit.members[0]) == n:
+                        ties.append(tuple(part.concepts.index(i) for i in unit.members))
+            shape = tuple(int(s) + 1 for s in part.sizes)
+            cells = part.table.reshape(shape)[tuple(slice(0, s - 1) for s in shape)]
+            codes = np.unique(cells, return_inverse=True)[1].reshape(cells.shape)
+            found = value_symmetries(codes, tuple(ties))
+            if found is None or len(found) * len(group) > MAX_GROUP:
+                return identity
+            if len(found) == 1:
+                continue
+            lifted = identity[0][None].repeat(len(found), axis=0)
+            lifted[:, list(part.concepts), :found.shape[2]] = found
+            group = np.take_along_axis(lifted[:, None, :, :], group[None, :, :, :], axis=3).reshape(
+                -1, self.task.k, self.width)
+        return group
+
+    def _orbits(self, n: int, values) -> list:
+        """(value, orbit size) for one value per orbit of ``values`` under the stabilizer of the entries set so far."""
+        values = list(values)
+        if len(self.stab) == 1:
+            return [(v, 1) for v in values]
+        images = self.group[self.stab, self.units[n].members[0]]
+        out, seen, allowed = [], set(), set(values)
+        for v in values:
+            if v in seen:
+                continue
+            orbit = set(images[:, v].tolist())
+            if not orbit <= allowed:  # cannot happen: the allowed values are the stabilizer's own
+                return [(v, 1) for v in values]
+            seen |= orbit
+            out.append((v, len(orbit)))
+        return out
+
+    def _try(self, n: int, u: int, values, below) -> int:
+        """Sum of ``below()`` over entry ``u`` of unit ``n`` set to each of ``values`` (one per orbit, weighted)."""
+        total, col = 0, self.units[n].members[0]
+        for v, weight in self._orbits(n, values):
+            ok, undo = self.assign(n, u, v)
+            if ok:
+                saved = self.stab
+                self.stab = saved[self.group[saved, col, v] == v]
+                total += weight * below()
+                self.stab = saved
+            self.unassign(n, u, undo)
+        return total
 
     def _unit_order(self) -> list:
         """Units to source in order: part by part, each next concept the one that fixes the most labels."""
@@ -376,6 +446,10 @@ class _Search:
                 which = ids[last, a]
                 if not _narrow(allowed, which, ok):
                     return 0
+        if not self._consistent(touched, allowed):
+            return 0
+        for part, rows, ids in touched:
+            counts = (ids >= 0).sum(axis=1)
             for row in ids[counts >= 2].tolist():
                 members = [e for e in row if e >= 0]
                 for e in members:
@@ -405,15 +479,64 @@ class _Search:
         e = min(comp, key=lambda x: (self._values(x, allowed.get(x)), -degree[x], x))
         n, u = divmod(e, self.width)
         mask = allowed.get(e)
-        rest, inner = frozenset(comp) - {e}, 0
-        for v in self.choices(n, u):
-            if mask is not None and not mask[v]:
+        rest = frozenset(comp) - {e}
+        values = [v for v in self.choices(n, u) if mask is None or mask[v]]
+        return total * self._try(n, u, values, lambda: self.scoped(rest))
+
+    def _consistent(self, touched: list, allowed: dict) -> bool:
+        """Narrow ``allowed`` to the values some completion supports, for every row with 2..MAX_GAC open entries.
+
+        Generalized arc consistency to a fixpoint: a value of an open entry
+        stays only if, in every row that reads it, the row's other open
+        entries have values (within their own allowed sets) that give the row
+        its true label. False when some entry is left with no value.
+        """
+        groups = []
+        for part, rows, ids in touched:
+            open_ = ids >= 0
+            counts = open_.sum(axis=1)
+            pick = (counts >= 2) & (counts <= MAX_GAC)
+            if not pick.any():
                 continue
-            ok, undo = self.assign(n, u, v)
-            if ok:
-                inner += self.scoped(rest)
-            self.unassign(n, u, undo)
-        return total * inner
+            rows, ids, open_ = rows[pick], ids[pick], open_[pick]
+            codes = open_ @ (1 << np.arange(open_.shape[1]))
+            for code in np.unique(codes).tolist():
+                at = codes == code
+                axes = [a for a in range(len(part.concepts)) if code >> a & 1]
+                sizes = [int(part.sizes[a]) for a in axes]
+                offsets = sum(np.reshape(part.strides[a] * (np.arange(s) - s), [-1 if b == j else 1 for b in range(len(axes))])
+                              for j, (a, s) in enumerate(zip(axes, sizes)))
+                r = rows[at]
+                ok = (part.table[part.index[r][:, None] + offsets.ravel()] & part.want[r][:, None]) != 0
+                groups.append((ids[at][:, axes], ok.reshape(len(r), *sizes)))
+        if not groups:
+            return True
+        dom = np.ones((len(self.units) * self.width, self.width), dtype=bool)
+        for e, mask in allowed.items():
+            dom[e, :len(mask)] &= mask
+        changed = True
+        while changed:
+            changed = False
+            for entries, ok in groups:
+                arity = entries.shape[1]
+                masks = [dom[entries[:, j], :ok.shape[j + 1]] for j in range(arity)]
+                for j in range(arity):
+                    m = ok
+                    for b, mask in enumerate(masks):
+                        if b != j:
+                            m = m & mask.reshape(mask.shape[0], *[-1 if c == b else 1 for c in range(arity)])
+                    support = m.any(axis=tuple(1 + b for b in range(arity) if b != j))
+                    if (support | ~masks[j]).all():
+                        continue
+                    np.logical_and.at(dom[:, :support.shape[1]], entries[:, j], support)
+                    masks[j] = dom[entries[:, j], :support.shape[1]]
+                    changed = True
+                    if not masks[j].any(axis=1).all():
+                        return False
+        for entries, _ in groups:
+            for e in np.unique(entries).tolist():
+                allowed[e] = dom[e, :self.units[e // self.width].size].copy()
+        return True
 
     def _values(self, e: int, mask) -> int:
         """How many values entry ``e`` may take (its choices, narrowed by ``mask`` when given)."""
@@ -527,13 +650,7 @@ class _Search:
             total = len(values) * self.count() if values else 0
             self.value[n][u] = -1
             return total
-        total = 0
-        for v in values:
-            ok, undo = self.assign(n, u, v)
-            if ok:
-                total += self.count()
-            self.unassign(n, u, undo)
-        return total
+        return self._try(n, u, values, self.count)
 
     def _waiting_on(self, i: int) -> tuple:
         """Undecided rows whose last unknown is predicted concept ``i``, and the values that keep each right."""
