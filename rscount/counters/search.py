@@ -426,15 +426,6 @@ class _Search:
 
     def _scoped(self, scope: frozenset, touched: list) -> int:
         allowed: dict = {}
-        parent = {e: e for e in scope}
-
-        def find(e):
-            while parent[e] != e:
-                parent[e] = parent[parent[e]]
-                e = parent[e]
-            return e
-
-        degree: dict = {}
         for part, rows, ids in touched:
             open_ = ids >= 0
             counts = open_.sum(axis=1)
@@ -448,21 +439,11 @@ class _Search:
                     return 0
         if not self._consistent(touched, allowed):
             return 0
-        for part, rows, ids in touched:
-            counts = (ids >= 0).sum(axis=1)
-            for row in ids[counts >= 2].tolist():
-                members = [e for e in row if e >= 0]
-                for e in members:
-                    degree[e] = degree.get(e, 0) + 1
-                root = find(members[0])
-                for e in members[1:]:
-                    other = find(e)
-                    if other != root:
-                        parent[other] = root
+        degree, root = _linked(touched)
         total, comps = 1, {}
         for e in scope:
             if e in degree:
-                comps.setdefault(find(e), []).append(e)
+                comps.setdefault(root[e], []).append(e)
             else:
                 total *= self._values(e, allowed.get(e))
                 if total == 0:
@@ -489,53 +470,57 @@ class _Search:
         Generalized arc consistency to a fixpoint: a value of an open entry
         stays only if, in every row that reads it, the row's other open
         entries have values (within their own allowed sets) that give the row
-        its true label. False when some entry is left with no value.
+        its true label. False when some entry is left with no value. Rows with
+        fewer open entries get padding axes of one value (entry ``pad``).
         """
-        groups = []
+        W, pad = self.width, len(self.units) * self.width
+        grid = np.indices((W,) * MAX_GAC).reshape(MAX_GAC, -1)  # every value tuple of MAX_GAC entries
+        all_entries, all_ok = [], []
         for part, rows, ids in touched:
             open_ = ids >= 0
             counts = open_.sum(axis=1)
             pick = (counts >= 2) & (counts <= MAX_GAC)
             if not pick.any():
                 continue
-            rows, ids, open_ = rows[pick], ids[pick], open_[pick]
-            codes = open_ @ (1 << np.arange(open_.shape[1]))
-            for code in np.unique(codes).tolist():
-                at = codes == code
-                axes = [a for a in range(len(part.concepts)) if code >> a & 1]
-                sizes = [int(part.sizes[a]) for a in axes]
-                offsets = sum(np.reshape(part.strides[a] * (np.arange(s) - s), [-1 if b == j else 1 for b in range(len(axes))])
-                              for j, (a, s) in enumerate(zip(axes, sizes)))
-                r = rows[at]
-                ok = (part.table[part.index[r][:, None] + offsets.ravel()] & part.want[r][:, None]) != 0
-                groups.append((ids[at][:, axes], ok.reshape(len(r), *sizes)))
-        if not groups:
+            extra = max(0, MAX_GAC - open_.shape[1])  # a part of fewer concepts: padding columns
+            rows, ids = rows[pick], np.pad(ids[pick], ((0, 0), (0, extra)), constant_values=-1)
+            open_ = ids >= 0
+            axes = np.argsort(~open_, axis=1, kind="stable")[:, :MAX_GAC]  # open concepts first
+            real = np.take_along_axis(open_, axes, axis=1)
+            strides = np.where(real, np.pad(part.strides, (0, extra))[axes], 0)
+            sizes = np.where(real, np.pad(part.sizes, (0, extra))[axes], 1)
+            valid = (grid[None] < sizes[:, :, None]).all(axis=1)
+            at = part.index[rows][:, None] + (strides[:, :, None] * (grid[None] - sizes[:, :, None])).sum(axis=1)
+            ok = valid & ((part.table[np.where(valid, at, 0)] & part.want[rows][:, None]) != 0)
+            all_ok.append(ok.reshape(len(rows), *(W,) * MAX_GAC))
+            all_entries.append(np.where(real, np.take_along_axis(ids, axes, axis=1), pad))
+        if not all_entries:
             return True
-        dom = np.ones((len(self.units) * self.width, self.width), dtype=bool)
+        entries, ok = np.concatenate(all_entries), np.concatenate(all_ok)
+        dom = np.zeros((pad + 1, W), dtype=bool)
+        for n, unit in enumerate(self.units):
+            dom[n * W:(n + 1) * W, :unit.size] = True
+        dom[pad, 0] = True
         for e, mask in allowed.items():
             dom[e, :len(mask)] &= mask
         changed = True
         while changed:
             changed = False
-            for entries, ok in groups:
-                arity = entries.shape[1]
-                masks = [dom[entries[:, j], :ok.shape[j + 1]] for j in range(arity)]
-                for j in range(arity):
-                    m = ok
-                    for b, mask in enumerate(masks):
-                        if b != j:
-                            m = m & mask.reshape(mask.shape[0], *[-1 if c == b else 1 for c in range(arity)])
-                    support = m.any(axis=tuple(1 + b for b in range(arity) if b != j))
-                    if (support | ~masks[j]).all():
-                        continue
-                    np.logical_and.at(dom[:, :support.shape[1]], entries[:, j], support)
-                    masks[j] = dom[entries[:, j], :support.shape[1]]
-                    changed = True
-                    if not masks[j].any(axis=1).all():
-                        return False
-        for entries, _ in groups:
-            for e in np.unique(entries).tolist():
-                allowed[e] = dom[e, :self.units[e // self.width].size].copy()
+            for j in range(MAX_GAC):
+                m = ok
+                for b in range(MAX_GAC):
+                    if b != j:
+                        m = m & dom[entries[:, b]].reshape(len(m), *[W if c == b else 1 for c in range(MAX_GAC)])
+                support = m.any(axis=tuple(1 + b for b in range(MAX_GAC) if b != j))
+                mine = dom[entries[:, j]]
+                if (support | ~mine).all():
+                    continue
+                np.logical_and.at(dom, entries[:, j], support)
+                changed = True
+                if not dom[entries[:, j]].any(axis=1).all():
+                    return False
+        for e in np.unique(entries[entries < pad]).tolist():
+            allowed[e] = dom[e, :self.units[e // W].size].copy()
         return True
 
     def _values(self, e: int, mask) -> int:
@@ -720,6 +705,34 @@ class _Search:
             free = [self.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
         return total
+
+
+def _linked(touched: list) -> tuple:
+    """Entries that undecided rows with two or more open entries read: how many such rows read each, and a
+    component label per entry (entries read by one row are linked)."""
+    heads, tails = [], []
+    for _, _, ids in touched:
+        ids = ids[(ids >= 0).sum(axis=1) >= 2]
+        if not len(ids):
+            continue
+        head = np.where(ids >= 0, ids, np.iinfo(np.int64).max).min(axis=1)
+        tails.append(ids[ids >= 0])
+        heads.append(np.broadcast_to(head[:, None], ids.shape)[ids >= 0])
+    if not tails:
+        return {}, {}
+    entries, index, reads = np.unique(np.concatenate(tails), return_inverse=True, return_counts=True)
+    a = np.searchsorted(entries, np.concatenate(heads))
+    b = index.ravel()
+    label = np.arange(len(entries))
+    while True:  # label propagation with pointer jumping: every entry ends with its component's least index
+        new = label.copy()
+        np.minimum.at(new, a, label[b])
+        np.minimum.at(new, b, label[a])
+        new = new[new]
+        if np.array_equal(new, label):
+            break
+        label = new
+    return dict(zip(entries.tolist(), reads.tolist())), dict(zip(entries.tolist(), label.tolist()))
 
 
 def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
