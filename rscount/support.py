@@ -63,6 +63,18 @@ class Support:
             yield tuple(int(x) for x in row)
 
 
+def row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
+    """One int64 per row of ``digits`` (column j below ``radix[j]``): equal rows, equal codes.
+
+    A mixed-radix number where it fits in 62 bits, else the row's rank among
+    the distinct rows.
+    """
+    if math.prod(radix) < 1 << 62:
+        weights = np.cumprod([1, *radix[:0:-1]], dtype=np.int64)[::-1]
+        return digits @ weights
+    return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
+
+
 def grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
     """Index vectors of the exhaustive support (all, or those at ``indices``) in lexicographic order."""
     total = math.prod(sizes)
@@ -137,8 +149,10 @@ def _label_first(task: Task, grid: np.ndarray, n: int, seed: int) -> tuple:
 
     Return the rows and how many label vectors ``grid`` holds.
     """
-    labels = task.evaluate(grid)
-    _, group = np.unique(labels, axis=0, return_inverse=True)
+    labels = np.asarray(task.evaluate(grid), dtype=np.int64).reshape(len(grid), -1)
+    low = labels.min(axis=0, initial=0)
+    radix = [int(x) for x in labels.max(axis=0, initial=0) - low + 1]
+    _, group = np.unique(row_codes(labels - low, radix), return_inverse=True)  # label vectors in lexicographic order
     group = np.asarray(group).reshape(-1)
     members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
     rng = random.Random(seed)

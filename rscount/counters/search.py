@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import BackendError
 from ..result import Tally
 from ..split import components, grid_labels
+from ..support import row_codes
 from ..symmetry import value_symmetries
 from .base import Deadline, Options, run_isolated
 
@@ -74,18 +75,6 @@ def _unknown_slots(index: np.ndarray, strides, sizes) -> np.ndarray:
     return (index[:, None] // np.asarray(strides, dtype=np.int64)) % (sizes + 1) == sizes
 
 
-def _row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
-    """One int64 per row of ``digits`` (column j below ``radix[j]``): equal rows, equal codes.
-
-    A mixed-radix number where it fits in 62 bits, else the row's rank among
-    the distinct rows.
-    """
-    if math.prod(radix) < 1 << 62:
-        weights = np.cumprod([1, *radix[:0:-1]], dtype=np.int64)[::-1]
-        return digits @ weights
-    return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
-
-
 def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
     """Per star cell, an id of the labelling function of its unknown concepts; equal ids, equal functions.
 
@@ -115,7 +104,7 @@ def _residual_ids(table: np.ndarray, sizes: tuple, strides: list) -> tuple:
         ids[at[same]] = child[same, 0]
         rest = child[~same]
         if len(rest):
-            _, inverse = np.unique(_row_codes(rest, [count] * size), return_inverse=True)
+            _, inverse = np.unique(row_codes(rest, [count] * size), return_inverse=True)
             ids[at[~same]] = count + inverse.ravel()
             count += int(inverse.max()) + 1
     return ids, count
@@ -596,7 +585,7 @@ class _Search:
             if len(read) < len(sources) and unused:
                 columns.append(self.G[:, unused])
                 radix += [self.width] * len(unused)
-            key = _row_codes(np.hstack(columns), radix)
+            key = row_codes(np.hstack(columns), radix)
             order = np.argsort(key)
             same = key[order][1:] == key[order][:-1]
             want = part.want[order]
