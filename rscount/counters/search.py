@@ -15,7 +15,13 @@ information a label needs dies at once. Entries that no undecided vector
 reads, values no vector shows, and everything left once every label is
 fixed are counted in closed form; equal states are counted once (a cache
 keyed by the labelling function each vector has left, not by how it got
-there).
+there). Once every predicted concept has its source, a vector with two or
+three open entries narrows their values to those some completion supports
+(arc consistency, to a fixpoint). Value permutations of the predicted
+concepts that keep every label (Kand-Logic: a color and a shape permutation
+per figure) map optimal maps to optimal maps, so an entry tries one value
+per orbit of the permutations that fix the entries set so far and counts
+it once per member of the orbit.
 """
 from __future__ import annotations
 
