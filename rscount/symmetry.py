@@ -17,7 +17,7 @@ from .problem import Problem
 from .support import grid
 from .task import Task
 
-__all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "ENUMERATE_UP_TO"]
+__all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "compose", "ENUMERATE_UP_TO"]
 
 ENUMERATE_UP_TO = 1 << 16
 SAMPLE = 1 << 11  # prefix cells checked per axis before the last
@@ -200,5 +200,15 @@ def value_symmetries(table: np.ndarray, ties: tuple = (), limit: int = 1 << 14,
         return None
     group = np.arange(width, dtype=np.int64)[None, None, :].repeat(k, axis=1)
     for level in reversed(transversals):  # G_j = T_j . G_(j+1)
-        group = np.take_along_axis(level[:, None, :, :], group[None, :, :, :], axis=3).reshape(-1, k, width)
+        group = compose(level, group)
     return group
+
+
+def compose(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """Every product a . b (b first, per axis) of permutation tuples a in ``outer`` and b in ``inner``.
+
+    Both are arrays (elements, axes, values); the result lists the products
+    with ``outer``'s index varying slowest.
+    """
+    products = np.take_along_axis(outer[:, None, :, :], inner[None, :, :, :], axis=3)
+    return products.reshape(-1, *outer.shape[1:])

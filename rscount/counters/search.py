@@ -33,7 +33,7 @@ from ..errors import BackendError
 from ..result import Tally
 from ..split import components, grid_labels
 from ..support import row_codes
-from ..symmetry import value_symmetries
+from ..symmetry import compose, value_symmetries
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -196,6 +196,12 @@ class _Search:
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
         self.width = max(task.sizes)
         self.group = self._value_group()
+        self.tuples = np.indices((self.width,) * MAX_GAC).reshape(MAX_GAC, -1)  # every value tuple of MAX_GAC entries
+        # per entry (unit * width + source value) its unit's predicted values, then one padding entry of one value
+        self.domains = np.zeros((len(self.units) * self.width + 1, self.width), dtype=bool)
+        for n, unit in enumerate(self.units):
+            self.domains[n * self.width:(n + 1) * self.width, :unit.size] = True
+        self.domains[-1, 0] = True
         self.stab = np.arange(len(self.group))  # elements fixing every entry set so far
         for n_unit, unit in enumerate(self.units):
             if unit.sources is not None:
@@ -232,8 +238,7 @@ class _Search:
                 continue
             lifted = identity[0][None].repeat(len(found), axis=0)
             lifted[:, list(part.concepts), :found.shape[2]] = found
-            group = np.take_along_axis(lifted[:, None, :, :], group[None, :, :, :], axis=3).reshape(
-                -1, self.task.k, self.width)
+            group = compose(lifted, group)
         return group
 
     def _orbits(self, n: int, values) -> list:
@@ -468,8 +473,7 @@ class _Search:
         its true label. False when some entry is left with no value. Rows with
         fewer open entries get padding axes of one value (entry ``pad``).
         """
-        W, pad = self.width, len(self.units) * self.width
-        grid = np.indices((W,) * MAX_GAC).reshape(MAX_GAC, -1)  # every value tuple of MAX_GAC entries
+        W, pad, grid = self.width, len(self.units) * self.width, self.tuples
         all_entries, all_ok = [], []
         for part, rows, ids in touched:
             open_ = ids >= 0
@@ -492,10 +496,7 @@ class _Search:
         if not all_entries:
             return True
         entries, ok = np.concatenate(all_entries), np.concatenate(all_ok)
-        dom = np.zeros((pad + 1, W), dtype=bool)
-        for n, unit in enumerate(self.units):
-            dom[n * W:(n + 1) * W, :unit.size] = True
-        dom[pad, 0] = True
+        dom = self.domains.copy()
         for e, mask in allowed.items():
             dom[e, :len(mask)] &= mask
         changed = True
