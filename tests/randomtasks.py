@@ -141,3 +141,41 @@ def random_crossing_shared_problem(seed: int):
     task = rscount.task_from_spec({"name": "rcross", "concepts": {n: f"0..{size - 1}" for n in names},
                                    "labels": labels, "groups": groups})
     return rscount.make_problem(task, map_class="shared")
+
+
+def random_linear_problem(seed: int, map_class: str):
+    """A random task whose labels are linear in integer concepts (sums, comparisons of sums, negations)."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        k = rng.randint(2, 4)
+        domains = [rng.choice([[0, 1], [0, 1, 2], [-1, 0, 2], [0, 2, 3], [1, 2, 3]]) for _ in range(k)]
+        if rng.random() < 0.5:
+            domains = [domains[0]] * k
+        names = [f"c{i + 1}" for i in range(k)]
+        concepts = {n: list(d) for n, d in zip(names, domains)}
+        labels = []
+        for _ in range(rng.randint(1, 2)):
+            terms = [f"{rng.choice([1, 1, 2, -1, -2])} * {n}" for n in rng.sample(names, rng.randint(1, k))]
+            side = " + ".join(terms) + f" + {rng.randint(-2, 2)}"
+            kind = rng.random()
+            if kind < 0.3:
+                labels.append(side)
+            else:
+                other = " + ".join(rng.sample(names, rng.randint(0, 2)) or ["0"])
+                label = f"({side}) {rng.choice(['==', '==', '!=', '<', '<=', '>', '>='])} ({other})"
+                labels.append(f"~({label})" if rng.random() < 0.2 else label)
+        groups = [[n for n, d in zip(names, domains) if d == domains[0]]]
+        task = rscount.task_from_spec({"name": "rlin", "concepts": concepts, "labels": labels,
+                                       "groups": groups if len(groups[0]) > 1 else []})
+        size = task.space_size
+        rows = rng.sample(range(size), rng.randint(1, min(size, 12)))
+        supervise = []
+        if rng.random() < 0.2:
+            c = rng.choice(task.concepts)
+            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
+        vectors = [[c.domain[u] for c, u in zip(task.concepts, row)] for row in _rows(task, rows)]
+        problem = rscount.make_problem(task, map_class=map_class, support=vectors, supervise=supervise,
+                                       concept_sup=rng.choice([None, None, 1]), seed=seed)
+        if number_of_candidates(problem) <= LIMIT // 60:
+            return problem
+    raise RuntimeError("no small problem found")

@@ -1,0 +1,406 @@
+"""Exact counts for arithmetic knowledge: labels that are linear in integer concepts.
+
+When every label is ``a.c + b`` (its value is the label) or a comparison of
+two such sums (``c1 + c2 == c3 + c4``), a ``disentangled`` or ``shared`` map
+``x[i, v] = f_i(v)`` keeps a support row's label exactly when a linear
+equation (or disequation, or inequality) in the entries ``x`` holds. The
+equations are solved once by Gaussian elimination over the rationals: the
+pivot entries become affine functions of the free ones. Only the free entries
+are enumerated, a few at a time and vectorized, each partial assignment kept
+only if every pivot it decides is an integer of its domain and every row it
+decides keeps its label; interval bounds drop partial assignments early.
+Independent groups of free entries are counted apart and multiplied.
+
+Row-by-row search cannot see the equations: on MNMath-B.1's sum part
+constant maps satisfy every equality row and die only when a whole
+inequality row is set, so search visits hundreds of thousands of partial
+maps where elimination leaves a handful of free entries.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import BackendError
+from ..logic import Const, Op, Var
+from ..result import Tally
+from ..support import row_codes
+from .base import Deadline, Options, run_isolated
+
+CLASSES = ("disentangled", "shared")
+MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)
+MAX_ENTRIES = 400  # constrained entries (elimination is cubic in them)
+FLIP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
+
+
+def linear_form(expr) -> tuple | None:
+    """``expr`` as ({concept name: integer coefficient}, integer constant), or None if it is not linear."""
+    if isinstance(expr, Const):
+        return ({}, int(expr.value)) if isinstance(expr.value, int) else None
+    if isinstance(expr, Var):
+        return {expr.name: 1}, 0
+    if not isinstance(expr, Op):
+        return None
+    args = [linear_form(a) for a in expr.args]
+    if any(a is None for a in args):
+        return None
+    if expr.op == "add":
+        return _combine(args, [1] * len(args))
+    if expr.op == "sub" and len(args) == 2:
+        return _combine(args, [1, -1])
+    if expr.op == "neg":
+        return _combine(args, [-1])
+    if expr.op == "mul":
+        scale, linear = 1, None
+        for coeffs, const in args:
+            if not coeffs:
+                scale *= const
+            elif linear is None:
+                linear = (coeffs, const)
+            else:
+                return None  # a product of two concepts
+        return _combine([linear or ({}, 1)], [scale])
+    return None
+
+
+def _combine(forms: list, scales: list) -> tuple:
+    coeffs: dict = {}
+    const = 0
+    for (cs, b), s in zip(forms, scales):
+        const += s * b
+        for name, a in cs.items():
+            coeffs[name] = coeffs.get(name, 0) + s * a
+    return {n: a for n, a in coeffs.items() if a}, const
+
+
+def linear_label(expr) -> tuple | None:
+    """A label as (op, coefficients, constant): ``op`` None for an integer label equal to
+    ``a.c + b``, else a comparison ``a.c + b  op  0``; None if the label is not of these forms."""
+    negate = False
+    while isinstance(expr, Op) and expr.op == "not" and len(expr.args) == 1:
+        negate, expr = not negate, expr.args[0]
+    if isinstance(expr, Op) and expr.op in FLIP and len(expr.args) == 2:
+        left, right = linear_form(expr.args[0]), linear_form(expr.args[1])
+        if left is None or right is None:
+            return None
+        coeffs, const = _combine([left, right], [1, -1])
+        return (FLIP[expr.op] if negate else expr.op), coeffs, const
+    form = linear_form(expr)
+    if form is None or negate:
+        return None
+    return None, form[0], form[1]
+
+
+def _holds(op: str, value: np.ndarray) -> np.ndarray:
+    return {"eq": value == 0, "ne": value != 0, "lt": value < 0, "le": value <= 0,
+            "gt": value > 0, "ge": value >= 0}[op]
+
+
+def _integer_domains(task) -> bool:
+    return all(all(isinstance(v, int) and not isinstance(v, bool) for v in c.domain) or c.is_bool
+               for c in task.concepts)
+
+
+def applies(problem) -> bool:
+    """Whether every label is linear in integer concepts and the class reads one concept per prediction."""
+    task = problem.task
+    if problem.map_class not in CLASSES or problem.support.data is None or not _integer_domains(task):
+        return False
+    if problem.map_class == "shared" and any(
+            len({task.concepts[m].domain for m in task.group_of(i)}) > 1 for i in range(task.k)):
+        return False
+    return all(linear_label(label.expr) is not None for label in task.labels)
+
+
+class _System:
+    """The rows of one problem as linear constraints over the value-map entries."""
+
+    def __init__(self, problem):
+        task = problem.task
+        self.task = task
+        index = {c.name: i for i, c in enumerate(task.concepts)}
+        G = np.asarray(problem.support.vectors, dtype=np.int64)
+        values = [np.asarray([int(v) for v in c.domain], dtype=np.int64) for c in task.concepts]
+        rep = [problem.representative(i) for i in range(task.k)]
+        self.entries: dict = {}  # (unit, value index) -> column
+        self.domain: list = []  # per column the allowed predicted values
+        self.equalities: dict = {}  # frozen ((column, coefficient), ...) , rhs -> row
+        self.checks: dict = {}  # (op, terms, rhs) -> None
+
+        def column(i: int, u: int) -> int:
+            key = (rep[i], u)
+            if key not in self.entries:
+                self.entries[key] = len(self.domain)
+                self.domain.append(values[rep[i]])
+            return self.entries[key]
+
+        keep = np.unique(row_codes(G, task.sizes), return_index=True)[1] if len(G) else []
+        for label in task.labels:
+            op, coeffs, const = linear_label(label.expr)
+            concepts = [(index[name], a) for name, a in sorted(coeffs.items())]
+            for r in keep:
+                g = G[r]
+                truth = const + sum(a * int(values[i][g[i]]) for i, a in concepts)
+                terms: dict = {}
+                for i, a in concepts:
+                    col = column(i, int(g[i]))
+                    terms[col] = terms.get(col, 0) + a
+                terms = tuple(sorted((c, a) for c, a in terms.items() if a))
+                if op is None:
+                    self._add("eq", terms, truth - const)
+                else:
+                    self._add(op if _holds(op, np.int64(truth)) else FLIP[op], terms, -const)
+        for r, g in enumerate(problem.support.rows()):
+            for i in problem.supervised(r, g):
+                self._add("eq", ((column(i, int(g[i])), 1),), int(values[i][g[i]]))
+        # every entry of a unit, seen or not: those no row constrains are free
+        self.free = 1
+        for i in range(task.k):
+            if rep[i] == i:
+                seen = sum(1 for u in range(task.sizes[i]) if (i, u) in self.entries)
+                self.free *= task.sizes[i] ** (task.sizes[i] - seen)
+
+    def _add(self, op: str, terms: tuple, rhs: int) -> None:
+        if not terms:
+            if not bool(_holds(op, np.int64(-rhs))):
+                raise BackendError("linear: a row's label cannot be kept by any map; please report this")
+            return
+        if op == "eq":
+            self.equalities[(terms, rhs)] = None
+        else:
+            self.checks[(op, terms, rhs)] = None
+
+
+def _eliminate(rows: list, n: int) -> tuple:
+    """Reduced row echelon form of ``sum(terms) == rhs`` rows over the rationals: (pivot -> row), or None if
+    inconsistent. Each row maps column -> Fraction and holds the constant under key ``-1``."""
+    pivots: dict = {}
+    for terms, rhs in rows:
+        row = {c: Fraction(a) for c, a in terms}
+        if rhs:
+            row[-1] = Fraction(rhs)
+        for p, prow in pivots.items():
+            if p in row:
+                _axpy(row, -row[p], prow)
+        cols = [c for c in row if c >= 0]
+        if not cols:
+            if row.get(-1, 0) != 0:
+                return None
+            continue
+        p = min(cols)
+        scale = 1 / row[p]
+        row = {c: a * scale for c, a in row.items()}
+        for q, qrow in pivots.items():
+            if p in qrow:
+                _axpy(qrow, -qrow[p], row)
+        pivots[p] = row
+    return pivots
+
+
+def _axpy(row: dict, a: Fraction, other: dict) -> None:
+    for c, b in other.items():
+        v = row.get(c, 0) + a * b
+        if v:
+            row[c] = v
+        else:
+            row.pop(c, None)
+
+
+class _Constraint:
+    """``den * target == const + coeffs . free`` for a pivot entry, or ``const + coeffs . free  op  0``."""
+
+    def __init__(self, coeffs: dict, const: Fraction, op: str, lo=None, hi=None, allowed=None):
+        scale = math.lcm(*(f.denominator for f in (*coeffs.values(), const)))
+        self.coeffs = {c: int(a * scale) for c, a in coeffs.items()}
+        self.const = int(const * scale)
+        self.scale = scale
+        self.op, self.lo, self.hi, self.allowed = op, lo, hi, allowed
+
+
+def _constraints(system: _System) -> tuple:
+    """(free columns, constraints over them) once the equalities are solved."""
+    n = len(system.domain)
+    pivots = _eliminate(list(system.equalities), n)
+    if pivots is None:
+        raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
+                           "please report this")
+    free = [c for c in range(n) if c not in pivots]
+    out = []
+    for p, row in pivots.items():
+        coeffs = {c: -a for c, a in row.items() if c >= 0 and c != p}
+        dom = system.domain[p]
+        out.append(_Constraint(coeffs, row.get(-1, Fraction(0)), "pivot", int(dom.min()), int(dom.max()), dom))
+    for op, terms, rhs in system.checks:
+        coeffs: dict = {}
+        const = Fraction(-rhs)
+        for c, a in terms:
+            if c in pivots:
+                prow = pivots[c]
+                const += a * prow.get(-1, 0)
+                for d, b in prow.items():
+                    if d >= 0 and d != c:
+                        coeffs[d] = coeffs.get(d, 0) - a * b
+            else:
+                coeffs[c] = coeffs.get(c, 0) + a
+        out.append(_Constraint({c: a for c, a in coeffs.items() if a}, const, op))
+    return free, out
+
+
+def _components(free: list, constraints: list) -> list:
+    """Groups of free columns that constraints link, each with its constraints."""
+    parent = {c: c for c in free}
+
+    def find(c):
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    for con in constraints:
+        cols = list(con.coeffs)
+        for c in cols[1:]:
+            parent[find(c)] = find(cols[0])
+    groups: dict = {}
+    for c in free:
+        groups.setdefault(find(c), ([], []))[0].append(c)
+    closed = []
+    for con in constraints:
+        if con.coeffs:
+            groups[find(next(iter(con.coeffs)))][1].append(con)
+        else:
+            closed.append(con)
+    return list(groups.values()), closed
+
+
+def _order(cols: list, constraints: list) -> list:
+    """Free columns in an order that decides constraints early (greedy: most constraints finished next)."""
+    left = [set(con.coeffs) for con in constraints]
+    weight = {c: sum(c in s for s in left) for c in cols}
+    order, todo = [], set(cols)
+    while todo:
+        best = max(todo, key=lambda c: (sum(1 for s in left if s == {c}), sum(1 for s in left if c in s and
+                                                                                len(s) <= 2), weight[c], -c))
+        order.append(best)
+        todo.discard(best)
+        for s in left:
+            s.discard(best)
+    return order
+
+
+def _keep(con: _Constraint, total: np.ndarray) -> np.ndarray:
+    if con.op != "pivot":
+        return _holds(con.op, total)
+    ok = total % con.scale == 0
+    value = total // con.scale
+    ok &= (value >= con.lo) & (value <= con.hi)
+    if len(con.allowed) != con.hi - con.lo + 1:
+        ok &= np.isin(value, con.allowed)
+    return ok
+
+
+def _count_component(cols: list, constraints: list, domain: list, deadline: Deadline) -> int:
+    """Assignments of ``cols`` (each to a value of its domain) that keep every constraint."""
+    order = _order(cols, constraints)
+    pos = {c: k for k, c in enumerate(order)}
+    last = [max(pos[c] for c in con.coeffs) for con in constraints]
+    lo = np.array([int(domain[c].min()) for c in order], dtype=np.int64)
+    hi = np.array([int(domain[c].max()) for c in order], dtype=np.int64)
+    coef = np.zeros((len(constraints), len(order)), dtype=object)
+    for k, con in enumerate(constraints):
+        for c, a in con.coeffs.items():
+            coef[k, pos[c]] = a
+    if any(abs(int(a)) * max(abs(int(lo.min())), abs(int(hi.max())), 1) * len(order) > 1 << 50
+           for a in coef.flat) or any(abs(con.const) > 1 << 50 for con in constraints):
+        raise BackendError("linear: coefficients too large for 64-bit arithmetic; use --backend ganak")
+    coef = coef.astype(np.int64)
+    # remaining range of each constraint after the first j columns: sum of min/max of coef * [lo, hi]
+    low_part = np.minimum(coef * lo, coef * hi)
+    high_part = np.maximum(coef * lo, coef * hi)
+    rest_lo = np.cumsum(low_part[:, ::-1], axis=1)[:, ::-1]
+    rest_hi = np.cumsum(high_part[:, ::-1], axis=1)[:, ::-1]
+    consts = np.array([con.const for con in constraints], dtype=np.int64)
+    totals = consts[None, :].copy()  # per state, per constraint: const + coeffs . assigned
+    for j, c in enumerate(order):
+        deadline.check()
+        vals = domain[c]
+        n = len(totals)
+        if n * len(vals) * len(constraints) > MAX_CELLS:
+            raise BackendError(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
+                               f"to hold; use --backend search or ganak")
+        totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, n)[:, None] * coef[:, j][None, :]
+        keep = np.ones(len(totals), dtype=bool)
+        for k, con in enumerate(constraints):
+            if last[k] == j:
+                keep &= _keep(con, totals[:, k])
+            elif last[k] > j and con.op in ("pivot", "lt", "le", "gt", "ge"):
+                low = totals[:, k] + rest_lo[k, j + 1]
+                high = totals[:, k] + rest_hi[k, j + 1]
+                keep &= _reachable(con, low, high)
+        totals = totals[keep]
+        if not len(totals):
+            return 0
+    return len(totals)
+
+
+def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Whether a total in [low, high] can still keep ``con`` (a necessary test)."""
+    if con.op == "pivot":
+        return (high >= con.lo * con.scale) & (low <= con.hi * con.scale)
+    return {"lt": low < 0, "le": low <= 0, "gt": high > 0, "ge": high >= 0}[con.op]
+
+
+def count_linear(problem, deadline: Deadline) -> tuple:
+    """(count, free entries enumerated) of the optimal maps of a problem that :func:`applies`."""
+    system = _System(problem)
+    if len(system.domain) > MAX_ENTRIES:
+        raise BackendError(f"linear: {len(system.domain)} constrained entries, over {MAX_ENTRIES}; "
+                           f"use --backend search or ganak")
+    free, constraints = _constraints(system)
+    groups, closed = _components(free, constraints)
+    for con in closed:
+        if not _keep(con, np.array([con.const], dtype=object))[0]:
+            return 0, len(free)
+    total = system.free
+    for cols, cons in sorted(groups, key=lambda g: len(g[0])):
+        deadline.check()
+        if not cons:
+            total *= math.prod(len(system.domain[c]) for c in cols)
+            continue
+        total *= _count_component(cols, cons, system.domain, deadline)
+        if total == 0:
+            break
+    return total, len(free)
+
+
+class LinearCounter:
+    """Exact counts for labels linear in integer concepts (``disentangled`` and ``shared``)."""
+
+    name = "linear"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def applies(self, problem) -> bool:
+        return applies(problem)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if not applies(problem):
+            raise BackendError("linear counts disentangled or shared maps of labels that are linear in integer "
+                               "concepts (a sum, or a comparison of sums); use --backend search or ganak")
+
+        def work():
+            return count_linear(problem, Deadline(options.timeout, self.name))
+
+        total, free = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        return Tally(total, notes=(f"linear: the support's equations solved by elimination; "
+                                   f"{free} free entries enumerated",))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = LinearCounter()
