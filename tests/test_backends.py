@@ -456,6 +456,22 @@ class TestSearch(Contract):
         assert r.count == 2 and r.backend in ("search", "ganak")
         assert any(note.startswith("search and ganak ran side by side") for note in r.notes)
 
+    @pytest.mark.parametrize("seed", range(20))
+    def test_supports_by_matrix_products_equal_boolean_ones(self, seed):
+        from rscount.counters.search import _supports
+        rng = np.random.default_rng(seed)
+        width = int(rng.integers(2, 11))
+        ok = rng.random((7, width, width, width)) < rng.random()
+        local = rng.random((7, 3, width)) < 0.6
+        for j in range(3):
+            want = np.array([[any(ok[r][(v, b, c) if j == 0 else (b, v, c) if j == 1 else (b, c, v)]
+                                  and local[r, [k for k in range(3) if k != j][0], b]
+                                  and local[r, [k for k in range(3) if k != j][1], c]
+                                  for b in range(width) for c in range(width)) for v in range(width)]
+                             for r in range(7)])
+            assert (_supports(ok, local, j) == want).all()
+            assert (_supports(ok.astype(np.float32), local, j) == want).all()
+
     def test_times_out_cleanly(self):
         from rscount.errors import CountTimeout
         problem = rscount.make_problem("mnmath-b1", support="by-label:100", map_class="complete")

@@ -41,6 +41,7 @@ MAX_STAR = 1 << 25  # cells of one part's star table
 MAX_LABELS = 64
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 MAX_GAC = 3  # open entries of a row beyond which arc consistency is not enforced
+MATMUL_CELLS = 64  # value tuples per row above which supports are counted by matrix products
 MAX_RESIDUAL = 1 << 23  # cells beyond which a star cell is its own residual id
 MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
@@ -196,7 +197,6 @@ class _Search:
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
         self.width = max(task.sizes)
         self.group = self._value_group()
-        self.tuples = np.indices((self.width,) * MAX_GAC).reshape(MAX_GAC, -1)  # every value tuple of MAX_GAC entries
         # per entry (unit * width + source value) its unit's predicted values, then one padding entry of one value
         self.domains = np.zeros((len(self.units) * self.width + 1, self.width), dtype=bool)
         for n, unit in enumerate(self.units):
@@ -473,7 +473,8 @@ class _Search:
         its true label. False when some entry is left with no value. Rows with
         fewer open entries get padding axes of one value (entry ``pad``).
         """
-        W, pad, grid = self.width, len(self.units) * self.width, self.tuples
+        W, pad = self.width, len(self.units) * self.width
+        values = np.arange(W)
         all_entries, all_ok = [], []
         for part, rows, ids in touched:
             open_ = ids >= 0
@@ -488,10 +489,14 @@ class _Search:
             real = np.take_along_axis(open_, axes, axis=1)
             strides = np.where(real, np.pad(part.strides, (0, extra))[axes], 0)
             sizes = np.where(real, np.pad(part.sizes, (0, extra))[axes], 1)
-            valid = (grid[None] < sizes[:, :, None]).all(axis=1)
-            at = part.index[rows][:, None] + (strides[:, :, None] * (grid[None] - sizes[:, :, None])).sum(axis=1)
-            ok = valid & ((part.table[np.where(valid, at, 0)] & part.want[rows][:, None]) != 0)
-            all_ok.append(ok.reshape(len(rows), *(W,) * MAX_GAC))
+            at = part.index[rows].reshape((-1,) + (1,) * MAX_GAC)  # star cell of each value tuple, built axis by axis
+            valid = np.ones((1,) * (MAX_GAC + 1), dtype=bool)
+            for a in range(MAX_GAC):
+                shape = (-1,) + tuple(W if b == a else 1 for b in range(MAX_GAC))
+                at = at + (strides[:, a, None] * (values - sizes[:, a, None])).reshape(shape)
+                valid = valid & (values < sizes[:, a, None]).reshape(shape)
+            want = part.want[rows].reshape((-1,) + (1,) * MAX_GAC)
+            all_ok.append(valid & ((part.table[np.where(valid, at, 0)] & want) != 0))
             all_entries.append(np.where(real, np.take_along_axis(ids, axes, axis=1), pad))
         if not all_entries:
             return True
@@ -499,21 +504,20 @@ class _Search:
         dom = self.domains.copy()
         for e, mask in allowed.items():
             dom[e, :len(mask)] &= mask
+        # small value tuples: boolean broadcasting; large ones: counted by float matrix products (exact below 2^24)
+        weights = ok if W ** MAX_GAC <= MATMUL_CELLS else ok.astype(np.float32)
+        local = dom[entries]  # per row and axis the entry's allowed values
         changed = True
         while changed:
             changed = False
             for j in range(MAX_GAC):
-                m = ok
-                for b in range(MAX_GAC):
-                    if b != j:
-                        m = m & dom[entries[:, b]].reshape(len(m), *[W if c == b else 1 for c in range(MAX_GAC)])
-                support = m.any(axis=tuple(1 + b for b in range(MAX_GAC) if b != j))
-                mine = dom[entries[:, j]]
-                if (support | ~mine).all():
+                support = _supports(weights, local, j)
+                if (support | ~local[:, j]).all():
                     continue
                 np.logical_and.at(dom, entries[:, j], support)
                 changed = True
-                if not dom[entries[:, j]].any(axis=1).all():
+                local = dom[entries]
+                if not local[:, j].any(axis=1).all():
                     return False
         for e in np.unique(entries[entries < pad]).tolist():
             allowed[e] = dom[e, :self.units[e // W].size].copy()
@@ -729,6 +733,24 @@ def _linked(touched: list) -> tuple:
             break
         label = new
     return dict(zip(entries.tolist(), reads.tolist())), dict(zip(entries.tolist(), label.tolist()))
+
+
+def _supports(weights: np.ndarray, local: np.ndarray, j: int) -> np.ndarray:
+    """Per row and value of its axis ``j``: whether some tuple of the other axes' allowed values (``local``, per
+    row and axis) keeps the row's label (``weights``: nonzero where a tuple keeps it, boolean or float)."""
+    axes = weights.ndim - 1
+    if weights.dtype == bool:
+        m = weights
+        for b in range(axes):
+            if b != j:
+                m = m & local[:, b].reshape(len(m), *[-1 if c == b else 1 for c in range(axes)])
+        return m.any(axis=tuple(1 + b for b in range(axes) if b != j))
+    t = weights
+    for b in reversed(range(axes)):  # the last axes first, so the earlier ones keep their place
+        if b != j:
+            d = local[:, b].astype(np.float32).reshape((len(local),) + (1,) * (t.ndim - 3) + (-1, 1))
+            t = (np.moveaxis(t, b + 1, -1) @ d)[..., 0]
+    return t > 0.5
 
 
 def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
