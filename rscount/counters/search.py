@@ -137,10 +137,12 @@ class _Part:
         self.index = np.full(len(rows), sum(self.stride[c] * self.size[c] for c in concepts), dtype=np.int64)
         self.decided = self.table[self.index] == self.want
         self.missing = np.full(len(rows), len(concepts), dtype=np.int64)
+        self.axis = {c: a for a, c in enumerate(concepts)}
+        self.known = np.zeros((len(rows), len(concepts)), dtype=bool)  # per row and concept: predicted yet
 
     def unknown(self, i: int, rows) -> np.ndarray:
         """Whether concept ``i`` is still unknown in each of ``rows``' partial predictions."""
-        return (self.index[rows] // self.stride[i]) % (self.size[i] + 1) == self.size[i]
+        return ~self.known[rows, self.axis[i]]
 
     def keeps(self, i: int, rows) -> np.ndarray:
         """Per row (concept ``i`` unknown in it) and value v: whether setting c_i = v keeps its true label reachable."""
@@ -338,6 +340,7 @@ class _Search:
             reach = part.table[new_index]
             want = part.want[rows]
             part.index[rows] = new_index
+            part.known[rows, part.axis[i]] = True
             part.missing[rows] -= 1
             decided = reach == want
             part.decided[rows] = decided
@@ -353,6 +356,7 @@ class _Search:
             self.undecided += int(part.decided[rows].sum()) - int(old_decided.sum())
             part.index[rows] = old_index
             part.decided[rows] = old_decided
+            part.known[rows, part.axis[i]] = False
             part.missing[rows] += 1
 
     # --- choosing what to branch on ---------------------------------------------
@@ -590,8 +594,7 @@ class _Search:
             read = [a for a, s in enumerate(sources) if s is not None]
             columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
             if read:
-                open_ = _unknown_slots(part.index, part.strides[read], part.sizes[read])
-                columns.append(np.where(open_, self.G[:, [sources[a] for a in read]], self.width))
+                columns.append(np.where(part.known[:, read], self.width, self.G[:, [sources[a] for a in read]]))
                 radix += [self.width + 1] * len(read)
             if len(read) < len(sources) and unused:
                 columns.append(self.G[:, unused])
