@@ -161,7 +161,11 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         return go
 
     notes: list = first_notes
-    if len(plan) == 1:
+    quick = getattr(counters[0], "quick", None) if backend is None and len(plan) > 1 else None
+    tally = quick(problem) if quick is not None else None
+    if tally is not None:
+        name = plan[0]
+    elif len(plan) == 1:
         name, tally = plan[0], attempt(counters[0])()
     else:
         name, tally, lost = race([(n, attempt(c)) for n, c in zip(plan, counters)])

@@ -75,6 +75,20 @@ def row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
     return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of an array (``np.unique`` without its lazy import of numpy.ma, ~10 ms)."""
+    s = np.sort(values, axis=None)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if len(s) else s
+
+
+def distinct_rows(rows: np.ndarray) -> int:
+    """How many different rows a 2-d array has."""
+    if len(rows) < 2:
+        return len(rows)
+    s = rows[np.lexsort(rows.T[::-1])]
+    return 1 + int((s[1:] != s[:-1]).any(axis=1).sum())
+
+
 def grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
     """Index vectors of the exhaustive support (all, or those at ``indices``) in lexicographic order."""
     total = math.prod(sizes)

@@ -118,7 +118,9 @@ def test_exact_choice_names_the_backend_that_ran():
     assert rscount.count("xor4", supervise=["c1"]).backend in ("structural", "ganak")
     assert rscount.count("xor4", map_class="joint").backend == "closed-form"
     shared = rscount.count("xor4", map_class="shared", subsample=12)
-    assert shared.backend in ("search", "ganak") and "ran side by side" in shared.notes[0]
+    assert shared.backend == "search" and "in this process" in shared.notes[0]
+    large = rscount.count("xor9", map_class="shared", support="by-label:300", timeout=60)
+    assert large.backend in ("search", "ganak") and "ran side by side" in large.notes[0]
 
 
 def test_race_stops_the_loser_and_its_child():
@@ -471,6 +473,26 @@ class TestSearch(Contract):
                              for r in range(7)])
             assert (_supports(ok, local, j) == want).all()
             assert (_supports(ok.astype(np.float32), local, j) == want).all()
+
+    def test_small_problems_are_counted_in_process(self):
+        quick = 0
+        for seed in range(60):
+            for cls in self.classes:
+                problem, expected = oracle(seed, cls)
+                if problem.support.exhaustive or problem.map_class == "joint":
+                    continue
+                got = rscount.count_problem(problem)
+                assert got.count == expected, problem.describe()
+                quick += any("in this process" in note for note in got.notes)
+        assert quick >= 20
+        r = rscount.count("xor3", support="0,0,0")
+        assert (r.count, r.backend) == (192, "search") and "in this process" in r.notes[-1]
+
+    def test_quick_attempt_gives_way_to_the_race(self, monkeypatch):
+        from rscount.counters import search
+        monkeypatch.setattr(search, "QUICK_SECONDS", 0.0)
+        r = rscount.count("xor3", support="0,0,0")
+        assert r.count == 192 and any("ran side by side" in note for note in r.notes)
 
     def test_times_out_cleanly(self):
         from rscount.errors import CountTimeout

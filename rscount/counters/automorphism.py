@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import BackendError
 from ..quotient import MAX_TABLE, Quotient, quotient
 from ..result import ConceptMap, Tally
+from ..support import distinct_rows
 from ..symmetry import partition
 from .base import Deadline, Options
 
@@ -297,7 +298,7 @@ def _distinct(h) -> int:
     """Number of different rows of a histogram (0 when it was too large to keep)."""
     if h is None:
         return 0
-    return len(np.unique(np.ascontiguousarray(h).view(np.dtype((np.void, h.dtype.itemsize * h.shape[1])))))
+    return distinct_rows(h)
 
 
 class Automorphism:

@@ -29,15 +29,16 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
+from ..errors import BackendError, CountTimeout
 from ..result import Tally
 from ..split import components, grid_labels
-from ..support import row_codes
+from ..support import distinct, row_codes
 from ..symmetry import compose, value_symmetries
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
+QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 12, 0.05  # small problems are first tried in-process, briefly
 MAX_LABELS = 64
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 MAX_GAC = 3  # open entries of a row beyond which arc consistency is not enforced
@@ -161,9 +162,9 @@ class _Unit:
 
 
 class _Search:
-    def __init__(self, problem, deadline: Deadline):
+    def __init__(self, problem, deadline: Deadline, every: int = CHECK_EVERY):
         task = problem.task
-        self.task, self.deadline = task, deadline
+        self.task, self.deadline, self.every = task, deadline, every  # the deadline is checked every few nodes
         self.sizes = task.sizes
         self.G = np.asarray(problem.support.vectors, dtype=np.int64)
         n = len(self.G)
@@ -409,7 +410,7 @@ class _Search:
     def scoped(self, scope: frozenset) -> int:
         """Maps for the open entries in ``scope``, which no undecided row shares with an entry outside it."""
         self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0:
+        if self.nodes % self.every == 0:
             self.deadline.check()
         wanted = np.fromiter(scope, dtype=np.int64, count=len(scope))
         touched, key = [], [np.sort(wanted).tobytes(), repr(self.source).encode()]
@@ -523,7 +524,7 @@ class _Search:
                 local = dom[entries]
                 if not local[:, j].any(axis=1).all():
                     return False
-        for e in np.unique(entries[entries < pad]).tolist():
+        for e in distinct(entries[entries < pad]).tolist():
             allowed[e] = dom[e, :self.units[e // W].size].copy()
         return True
 
@@ -544,7 +545,7 @@ class _Search:
             return self.scoped(frozenset(n * self.width + u for n, values in enumerate(self.value)
                                          for u, v in enumerate(values) if v == -1))
         self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0:
+        if self.nodes % self.every == 0:
             self.deadline.check()
         if self.undecided == 0 and not self.any_supervision:  # every label fixed, nothing pinned
             return self.completions({})
@@ -657,7 +658,7 @@ class _Search:
                 continue
             if rows is not None:  # some source value whose rows want no common predicted value: no map
                 values = self.G[rows, s]
-                if any(not ok[values == u].all(axis=0).any() for u in np.unique(values).tolist()):
+                if any(not ok[values == u].all(axis=0).any() for u in distinct(values).tolist()):
                     continue
             self.used.add(s)
             self.source[n] = (s,)
@@ -758,7 +759,7 @@ def _supports(weights: np.ndarray, local: np.ndarray, j: int) -> np.ndarray:
 
 def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
     """Intersect each entry's allowed values with those its rows keep (``ok``); False when one is left with none."""
-    for e in np.unique(entries).tolist():
+    for e in distinct(entries).tolist():
         mask = ok[entries == e].all(axis=0)
         mask = mask & allowed[e] if e in allowed else mask
         if not mask.any():
@@ -821,6 +822,24 @@ class SearchCounter:
 
         total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
         return Tally(total, notes=(f"search: {nodes} partial maps visited",))
+
+    def quick(self, problem) -> Tally | None:
+        """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
+
+        Forking a child and racing Ganak costs more than counting a problem
+        of a few dozen vectors, so those are tried here first, unforked.
+        """
+        if (not self.applies(problem) or len(problem.support) > QUICK_ROWS
+                or any(math.prod(problem.task.sizes[c] + 1 for c in cs) > QUICK_STAR
+                       for _, cs in components(problem.task))):
+            return None
+        try:
+            search = _Search(problem, Deadline(QUICK_SECONDS, self.name), every=8)
+            total = search.absent() * search.count()
+        except (CountTimeout, ValueError):
+            return None
+        return Tally(total, notes=(f"search: {search.nodes} partial maps visited, in this process "
+                                   f"(a small problem: no child process, no race)",))
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError
