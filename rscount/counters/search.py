@@ -41,8 +41,9 @@ MAX_STAR = 1 << 25  # cells of one part's star table
 QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 12, 0.05  # small problems are first tried in-process, briefly
 MAX_LABELS = 64
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
-MAX_GAC = 3  # open entries of a row beyond which arc consistency is not enforced
-MATMUL_CELLS = 64  # value tuples per row above which supports are counted by matrix products
+MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
+GAC_CELLS = 81  # or more while a row's value tuples stay this few (booleans: 6, ternary: 4)
+MATMUL_CELLS = 256  # value tuples per row above which supports are counted by matrix products
 MAX_RESIDUAL = 1 << 23  # cells beyond which a star cell is its own residual id
 MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
@@ -199,6 +200,9 @@ class _Search:
         self.order = self._unit_order()
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
         self.width = max(task.sizes)
+        self.gac = MAX_GAC  # the most open entries of a row that arc consistency covers
+        while self.width > 1 and self.width ** (self.gac + 1) <= GAC_CELLS:
+            self.gac += 1
         self.group = self._value_group()
         # per entry (unit * width + source value) its unit's predicted values, then one padding entry of one value
         self.domains = np.zeros((len(self.units) * self.width + 1, self.width), dtype=bool)
@@ -470,7 +474,7 @@ class _Search:
         return total * self._try(n, u, values, lambda: self.scoped(rest))
 
     def _consistent(self, touched: list, allowed: dict) -> bool:
-        """Narrow ``allowed`` to the values some completion supports, for every row with 2..MAX_GAC open entries.
+        """Narrow ``allowed`` to the values some completion supports, for every row with 2..``gac`` open entries.
 
         Generalized arc consistency to a fixpoint: a value of an open entry
         stays only if, in every row that reads it, the row's other open
@@ -478,29 +482,29 @@ class _Search:
         its true label. False when some entry is left with no value. Rows with
         fewer open entries get padding axes of one value (entry ``pad``).
         """
-        W, pad = self.width, len(self.units) * self.width
+        W, pad, gac = self.width, len(self.units) * self.width, self.gac
         values = np.arange(W)
         all_entries, all_ok = [], []
         for part, rows, ids in touched:
             open_ = ids >= 0
             counts = open_.sum(axis=1)
-            pick = (counts >= 2) & (counts <= MAX_GAC)
+            pick = (counts >= 2) & (counts <= gac)
             if not pick.any():
                 continue
-            extra = max(0, MAX_GAC - open_.shape[1])  # a part of fewer concepts: padding columns
+            extra = max(0, gac - open_.shape[1])  # a part of fewer concepts: padding columns
             rows, ids = rows[pick], np.pad(ids[pick], ((0, 0), (0, extra)), constant_values=-1)
             open_ = ids >= 0
-            axes = np.argsort(~open_, axis=1, kind="stable")[:, :MAX_GAC]  # open concepts first
+            axes = np.argsort(~open_, axis=1, kind="stable")[:, :gac]  # open concepts first
             real = np.take_along_axis(open_, axes, axis=1)
             strides = np.where(real, np.pad(part.strides, (0, extra))[axes], 0)
             sizes = np.where(real, np.pad(part.sizes, (0, extra))[axes], 1)
-            at = part.index[rows].reshape((-1,) + (1,) * MAX_GAC)  # star cell of each value tuple, built axis by axis
-            valid = np.ones((1,) * (MAX_GAC + 1), dtype=bool)
-            for a in range(MAX_GAC):
-                shape = (-1,) + tuple(W if b == a else 1 for b in range(MAX_GAC))
+            at = part.index[rows].reshape((-1,) + (1,) * gac)  # star cell of each value tuple, built axis by axis
+            valid = np.ones((1,) * (gac + 1), dtype=bool)
+            for a in range(gac):
+                shape = (-1,) + tuple(W if b == a else 1 for b in range(gac))
                 at = at + (strides[:, a, None] * (values - sizes[:, a, None])).reshape(shape)
                 valid = valid & (values < sizes[:, a, None]).reshape(shape)
-            want = part.want[rows].reshape((-1,) + (1,) * MAX_GAC)
+            want = part.want[rows].reshape((-1,) + (1,) * gac)
             all_ok.append(valid & ((part.table[np.where(valid, at, 0)] & want) != 0))
             all_entries.append(np.where(real, np.take_along_axis(ids, axes, axis=1), pad))
         if not all_entries:
@@ -510,12 +514,12 @@ class _Search:
         for e, mask in allowed.items():
             dom[e, :len(mask)] &= mask
         # small value tuples: boolean broadcasting; large ones: counted by float matrix products (exact below 2^24)
-        weights = ok if W ** MAX_GAC <= MATMUL_CELLS else ok.astype(np.float32)
+        weights = ok if W ** gac <= MATMUL_CELLS else ok.astype(np.float32)
         local = dom[entries]  # per row and axis the entry's allowed values
         changed = True
         while changed:
             changed = False
-            for j in range(MAX_GAC):
+            for j in range(gac):
                 support = _supports(weights, local, j)
                 if (support | ~local[:, j]).all():
                     continue
