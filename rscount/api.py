@@ -114,12 +114,12 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
             first.append(("automorphism on the shared parts",
                           lambda t: _count_shared_parts(problem, shared_parts, timeout=t)))
-        if COUNTERS["linear"].applies(problem):
-            first.append(("linear", lambda t: count_problem(problem, "linear", timeout=t, memory_mb=memory_mb,
-                                                             progress=progress)))
         if COUNTERS["automorphism"].applies(problem):
             first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
                                                                    memory_mb=memory_mb, progress=progress)))
+        if COUNTERS["linear"].applies(problem):
+            first.append(("linear", lambda t: count_problem(problem, "linear", timeout=t, memory_mb=memory_mb,
+                                                             progress=progress)))
     first_notes: list = []
     for what, go in first:
         tried = time.perf_counter()

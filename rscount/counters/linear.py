@@ -173,11 +173,12 @@ class _System:
             self.checks[(op, terms, rhs)] = None
 
 
-def _eliminate(rows: list, n: int) -> tuple:
+def _eliminate(rows: list, n: int, deadline: Deadline) -> tuple:
     """Reduced row echelon form of ``sum(terms) == rhs`` rows over the rationals: (pivot -> row), or None if
     inconsistent. Each row maps column -> Fraction and holds the constant under key ``-1``."""
     pivots: dict = {}
     for terms, rhs in rows:
+        deadline.check()
         row = {c: Fraction(a) for c, a in terms}
         if rhs:
             row[-1] = Fraction(rhs)
@@ -219,10 +220,10 @@ class _Constraint:
         self.op, self.lo, self.hi, self.allowed = op, lo, hi, allowed
 
 
-def _constraints(system: _System) -> tuple:
+def _constraints(system: _System, deadline: Deadline) -> tuple:
     """(free columns, constraints over them) once the equalities are solved."""
     n = len(system.domain)
-    pivots = _eliminate(list(system.equalities), n)
+    pivots = _eliminate(list(system.equalities), n, deadline)
     if pivots is None:
         raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
                            "please report this")
@@ -357,7 +358,7 @@ def count_linear(problem, deadline: Deadline) -> tuple:
     if len(system.domain) > MAX_ENTRIES:
         raise BackendError(f"linear: {len(system.domain)} constrained entries, over {MAX_ENTRIES}; "
                            f"use --backend search or ganak")
-    free, constraints = _constraints(system)
+    free, constraints = _constraints(system, deadline)
     groups, closed = _components(free, constraints)
     for con in closed:
         if not _keep(con, np.array([con.const], dtype=object))[0]:
