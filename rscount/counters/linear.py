@@ -19,6 +19,7 @@ maps where elimination leaves a handful of free entries.
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 
 import numpy as np
@@ -33,6 +34,7 @@ CLASSES = ("disentangled", "shared")
 MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)
 MAX_ENTRIES = 400  # constrained entries (elimination is cubic in them)
 FLIP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
+COMPARE = {op: getattr(operator, op) for op in FLIP}
 
 
 def linear_form(expr) -> tuple | None:
@@ -94,8 +96,8 @@ def linear_label(expr) -> tuple | None:
 
 
 def _holds(op: str, value: np.ndarray) -> np.ndarray:
-    return {"eq": value == 0, "ne": value != 0, "lt": value < 0, "le": value <= 0,
-            "gt": value > 0, "ge": value >= 0}[op]
+    """Whether ``value  op  0``."""
+    return COMPARE[op](value, 0)
 
 
 def _integer_domains(task) -> bool:
@@ -119,7 +121,6 @@ class _System:
 
     def __init__(self, problem):
         task = problem.task
-        self.task = task
         index = {c.name: i for i, c in enumerate(task.concepts)}
         G = np.asarray(problem.support.vectors, dtype=np.int64)
         values = [np.asarray([int(v) for v in c.domain], dtype=np.int64) for c in task.concepts]
@@ -173,7 +174,7 @@ class _System:
             self.checks[(op, terms, rhs)] = None
 
 
-def _eliminate(rows: list, n: int, deadline: Deadline) -> tuple:
+def _eliminate(rows: list, deadline: Deadline) -> tuple:
     """Reduced row echelon form of ``sum(terms) == rhs`` rows over the rationals: (pivot -> row), or None if
     inconsistent. Each row maps column -> Fraction and holds the constant under key ``-1``."""
     pivots: dict = {}
@@ -212,18 +213,19 @@ def _axpy(row: dict, a: Fraction, other: dict) -> None:
 class _Constraint:
     """``den * target == const + coeffs . free`` for a pivot entry, or ``const + coeffs . free  op  0``."""
 
-    def __init__(self, coeffs: dict, const: Fraction, op: str, lo=None, hi=None, allowed=None):
+    def __init__(self, coeffs: dict, const: Fraction, op: str, allowed: np.ndarray | None = None):
         scale = math.lcm(*(f.denominator for f in (*coeffs.values(), const)))
         self.coeffs = {c: int(a * scale) for c, a in coeffs.items()}
         self.const = int(const * scale)
         self.scale = scale
-        self.op, self.lo, self.hi, self.allowed = op, lo, hi, allowed
+        self.op, self.allowed = op, allowed  # a pivot's allowed values, and their range
+        self.lo, self.hi = (int(allowed.min()), int(allowed.max())) if allowed is not None else (None, None)
 
 
 def _constraints(system: _System, deadline: Deadline) -> tuple:
     """(free columns, constraints over them) once the equalities are solved."""
     n = len(system.domain)
-    pivots = _eliminate(list(system.equalities), n, deadline)
+    pivots = _eliminate(list(system.equalities), deadline)
     if pivots is None:
         raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
                            "please report this")
@@ -231,8 +233,7 @@ def _constraints(system: _System, deadline: Deadline) -> tuple:
     out = []
     for p, row in pivots.items():
         coeffs = {c: -a for c, a in row.items() if c >= 0 and c != p}
-        dom = system.domain[p]
-        out.append(_Constraint(coeffs, row.get(-1, Fraction(0)), "pivot", int(dom.min()), int(dom.max()), dom))
+        out.append(_Constraint(coeffs, row.get(-1, Fraction(0)), "pivot", system.domain[p]))
     for op, terms, rhs in system.checks:
         coeffs: dict = {}
         const = Fraction(-rhs)
@@ -349,7 +350,7 @@ def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarra
     """Whether a total in [low, high] can still keep ``con`` (a necessary test)."""
     if con.op == "pivot":
         return (high >= con.lo * con.scale) & (low <= con.hi * con.scale)
-    return {"lt": low < 0, "le": low <= 0, "gt": high > 0, "ge": high >= 0}[con.op]
+    return _holds(con.op, low if con.op in ("lt", "le") else high)
 
 
 def count_linear(problem, deadline: Deadline) -> tuple:

@@ -743,6 +743,11 @@ def _linked(touched: list) -> tuple:
     return dict(zip(entries.tolist(), reads.tolist())), dict(zip(entries.tolist(), label.tolist()))
 
 
+def _largest_star(task) -> int:
+    """Cells of the largest label part's star table (each concept's domain plus an unknown slot)."""
+    return max((math.prod(task.sizes[c] + 1 for c in cs) for _, cs in components(task)), default=1)
+
+
 def _supports(weights: np.ndarray, local: np.ndarray, j: int) -> np.ndarray:
     """Per row and value of its axis ``j``: whether some tuple of the other axes' allowed values (``local``, per
     row and axis) keeps the row's label (``weights``: nonzero where a tuple keeps it, boolean or float)."""
@@ -806,7 +811,7 @@ class SearchCounter:
         task = problem.task
         if problem.map_class not in CLASSES or problem.support.data is None:
             return False
-        return all(math.prod(task.sizes[c] + 1 for c in cs) <= MAX_STAR for _, cs in components(task))
+        return _largest_star(task) <= MAX_STAR
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class not in CLASSES:
@@ -833,9 +838,7 @@ class SearchCounter:
         Forking a child and racing Ganak costs more than counting a problem
         of a few dozen vectors, so those are tried here first, unforked.
         """
-        if (not self.applies(problem) or len(problem.support) > QUICK_ROWS
-                or any(math.prod(problem.task.sizes[c] + 1 for c in cs) > QUICK_STAR
-                       for _, cs in components(problem.task))):
+        if not self.applies(problem) or len(problem.support) > QUICK_ROWS or _largest_star(problem.task) > QUICK_STAR:
             return None
         try:
             search = _Search(problem, Deadline(QUICK_SECONDS, self.name), every=8)
