@@ -33,7 +33,7 @@ from ..errors import BackendError, CountTimeout
 from ..result import Tally
 from ..split import components, grid_labels
 from ..support import distinct, row_codes
-from ..symmetry import compose, value_symmetries
+from ..symmetry import compose, knowledge_blocks, value_symmetries
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
@@ -210,9 +210,32 @@ class _Search:
             self.domains[n * self.width:(n + 1) * self.width, :unit.size] = True
         self.domains[-1, 0] = True
         self.stab = np.arange(len(self.group))  # elements fixing every entry set so far
+        self.block_of = self._concept_blocks(problem)
+        self.weight = math.prod(math.factorial(len(b)) for b in set(self.block_of.values()))
         for n_unit, unit in enumerate(self.units):
             if unit.sources is not None:
                 self.value[n_unit] = self._fresh_values(unit.sources)
+
+    def _concept_blocks(self, problem) -> dict:
+        """Per predicted concept in a block of interchangeable ones (complete maps, no supervision): its block.
+
+        Permuting the predicted concepts of a block keeps every label, so it
+        maps optimal maps to optimal maps, and no complete map to itself (the
+        block's members read distinct sources). Each orbit therefore holds
+        exactly one map whose block members read sources in increasing order;
+        the search counts those and multiplies by the blocks' factorials.
+        """
+        if problem.map_class not in ("complete", "permutation") or self.any_supervision:
+            return {}
+        return {i: block for block in knowledge_blocks(self.task) if len(block) > 1 for i in block}
+
+    def in_order(self, i: int, s: int) -> bool:
+        """Whether predicted concept ``i`` may read source ``s``: sourced members of its block stay in order."""
+        for j in self.block_of.get(i, ()):
+            t = self._source_of(j)
+            if t is not None and j != i and (j < i) != (t < s):
+                return False
+        return True
 
     def _value_group(self) -> np.ndarray:
         """Value permutations of the predicted concepts that keep every label (identity first).
@@ -393,6 +416,9 @@ class _Search:
         for n, v in enumerate(self.value):
             if v is None:
                 head.append(-3)
+            elif self.units[n].members[0] in self.block_of:  # its source bounds its block-mates' sources
+                head.append(self.source[n][0])
+                head.extend(0 if x == -1 else 1 for x in v)
             elif -1 not in v:
                 head.append(-6)  # every entry set: rows' residuals say all that matters
             else:
@@ -658,7 +684,7 @@ class _Search:
         unit, total = self.units[n], 0
         rows, ok = self._waiting_on(unit.members[0])
         for s in range(self.task.k):
-            if s in self.used:
+            if s in self.used or not self.in_order(unit.members[0], s):
                 continue
             if rows is not None:  # some source value whose rows want no common predicted value: no map
                 values = self.G[rows, s]
@@ -673,6 +699,10 @@ class _Search:
             self.source[n] = None
             self.used.discard(s)
         return total
+
+    def total(self) -> int:
+        """The number of optimal maps: the search's count times what it leaves to closed form."""
+        return self.weight * self.absent() * self.count()
 
     def absent(self) -> int:
         """Entries of the fixed-source units for values no row shows: any value will do."""
@@ -709,10 +739,33 @@ class _Search:
                 if v == -1:
                     total *= self._values(n * self.width + u, allowed.get(n * self.width + u))
         open_units = [n for n, v in enumerate(self.value) if v is None]
-        if open_units:
+        if any(self.units[n].members[0] in self.block_of for n in open_units):
+            total *= self._ordered_sourcings(open_units)
+        elif open_units:
             free = [self.sizes[s] for s in range(self.task.k) if s not in self.used]
             total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
         return total
+
+    def _ordered_sourcings(self, open_units: list) -> int:
+        """Like ``_bijection_weight``, but block members read sources in increasing order (see _concept_blocks)."""
+        free = [s for s in range(self.task.k) if s not in self.used]
+        members = sorted(self.units[n].members[0] for n in open_units)
+        options = [[s for s in free if self.in_order(i, s)] for i in members]
+        memo: dict = {}
+
+        def go(t: int, taken: frozenset, last: tuple) -> int:
+            if t == len(members):
+                return 1
+            if (t, taken, last) not in memo:
+                i, block, total = members[t], self.block_of.get(members[t]), 0
+                floor = dict(last).get(block, -1)
+                for s in options[t]:
+                    if s not in taken and (block is None or s > floor):
+                        after = last if block is None else tuple(sorted({**dict(last), block: s}.items()))
+                        total += self.sizes[i] ** self.sizes[s] * go(t + 1, taken | {s}, after)
+                memo[(t, taken, last)] = total
+            return memo[(t, taken, last)]
+        return go(0, frozenset(), ())
 
 
 def _linked(touched: list) -> tuple:
@@ -827,7 +880,7 @@ class SearchCounter:
                 search = _Search(problem, Deadline(options.timeout, self.name))
             except ValueError as exc:
                 raise BackendError(f"search cannot run here: {exc}") from None
-            return search.absent() * search.count(), search.nodes
+            return search.total(), search.nodes
 
         total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
         return Tally(total, notes=(f"search: {nodes} partial maps visited",))
@@ -842,7 +895,7 @@ class SearchCounter:
             return None
         try:
             search = _Search(problem, Deadline(QUICK_SECONDS, self.name), every=8)
-            total = search.absent() * search.count()
+            total = search.total()
         except (CountTimeout, ValueError):
             return None
         return Tally(total, notes=(f"search: {search.nodes} partial maps visited, in this process "
