@@ -231,11 +231,17 @@ class _Search:
 
     def in_order(self, i: int, s: int) -> bool:
         """Whether predicted concept ``i`` may read source ``s``: sourced members of its block stay in order."""
+        lo, hi = self.source_range(i)
+        return lo < s < hi
+
+    def source_range(self, i: int) -> tuple:
+        """The open interval of sources left to predicted concept ``i`` by its sourced block-mates (see in_order)."""
+        lo, hi = -1, self.task.k
         for j in self.block_of.get(i, ()):
-            t = self._source_of(j)
-            if t is not None and j != i and (j < i) != (t < s):
-                return False
-        return True
+            t = None if j == i else self._source_of(j)
+            if t is not None:
+                lo, hi = (max(lo, t), hi) if j < i else (lo, min(hi, t))
+        return lo, hi
 
     def _value_group(self) -> np.ndarray:
         """Value permutations of the predicted concepts that keep every label (identity first).
@@ -415,10 +421,7 @@ class _Search:
         head = [-7, *sorted(self.used), -7]
         for n, v in enumerate(self.value):
             if v is None:
-                head.append(-3)
-            elif self.units[n].members[0] in self.block_of:  # its source bounds its block-mates' sources
-                head.append(self.source[n][0])
-                head.extend(0 if x == -1 else 1 for x in v)
+                head.extend((-3, *self.source_range(self.units[n].members[0])))
             elif -1 not in v:
                 head.append(-6)  # every entry set: rows' residuals say all that matters
             else:
