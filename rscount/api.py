@@ -120,6 +120,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         if COUNTERS["linear"].applies(problem):
             first.append(("linear", lambda t: count_problem(problem, "linear", timeout=t, memory_mb=memory_mb,
                                                              progress=progress)))
+        elif COUNTERS["product"].applies(problem):
+            first.append(("product", lambda t: count_problem(problem, "product", timeout=t, memory_mb=memory_mb,
+                                                              progress=progress)))
     first_notes: list = []
     for what, go in first:
         tried = time.perf_counter()

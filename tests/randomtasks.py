@@ -179,3 +179,41 @@ def random_linear_problem(seed: int, map_class: str):
         if number_of_candidates(problem) <= LIMIT // 60:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def random_product_problem(seed: int, map_class: str):
+    """A random task whose labels compare products of nonnegative integer concepts (zeros, repeated factors,
+    constants, negations)."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        k = rng.randint(2, 4)
+        domains = [rng.choice([[0, 1, 2], [0, 2, 4], [1, 2, 3], [0, 1, 2, 3], [0, 2, 3, 6], [0, 1, 4]])
+                   for _ in range(k)]
+        if rng.random() < 0.5:
+            domains = [domains[0]] * k
+        names = [f"c{i + 1}" for i in range(k)]
+
+        def side():
+            factors = [rng.choice(names) for _ in range(rng.randint(1, 2))]
+            if rng.random() < 0.25:
+                factors.append(str(rng.choice([0, 1, 2, 3])))
+            return " * ".join(factors)
+        labels = []
+        for _ in range(rng.randint(1, 2)):
+            label = f"({side()}) {rng.choice(['==', '==', '!='])} ({side()})"
+            labels.append(f"~({label})" if rng.random() < 0.2 else label)
+        groups = [[n for n, d in zip(names, domains) if d == domains[0]]]
+        task = rscount.task_from_spec({"name": "rprod", "concepts": dict(zip(names, domains)), "labels": labels,
+                                       "groups": groups if len(groups[0]) > 1 else []})
+        size = task.space_size
+        rows = rng.sample(range(size), rng.randint(1, min(size, 12)))
+        supervise = []
+        if rng.random() < 0.2:
+            c = rng.choice(task.concepts)
+            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
+        vectors = [[c.domain[u] for c, u in zip(task.concepts, row)] for row in _rows(task, rows)]
+        problem = rscount.make_problem(task, map_class=map_class, support=vectors, supervise=supervise,
+                                       concept_sup=rng.choice([None, None, 1]), seed=seed)
+        if number_of_candidates(problem) <= LIMIT // 60:
+            return problem
+    raise RuntimeError("no small problem found")

@@ -1,12 +1,24 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'pyeda-reference', 'sdd', 'search', 'structural']
+['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import approxmc, automorphism, bruteforce, closedform, ganak, linear, pyeda_reference, sdd, search, structural
+from . import (
+    approxmc,
+    automorphism,
+    bruteforce,
+    closedform,
+    ganak,
+    linear,
+    product,
+    pyeda_reference,
+    sdd,
+    search,
+    structural,
+)
 from . import enumerate as enumerate_
 from .base import Counter, Options
 
@@ -17,6 +29,7 @@ COUNTERS: dict = {
     "automorphism": automorphism.BACKEND,
     "search": search.BACKEND,
     "linear": linear.BACKEND,
+    "product": product.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

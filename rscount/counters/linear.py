@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import BackendError
 from ..logic import Const, Op, Var
 from ..result import Tally
-from ..support import row_codes
+from ..support import distinct, row_codes
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("disentangled", "shared")
@@ -116,19 +116,37 @@ def applies(problem) -> bool:
     return all(linear_label(label.expr) is not None for label in task.labels)
 
 
-class _System:
+class Rows:
+    """Linear rows ``sum(coefficient * entry)  op  rhs`` over entry columns, each with its allowed values."""
+
+    def __init__(self):
+        self.domain: list = []  # per column the allowed predicted values
+        self.equalities: dict = {}  # frozen ((column, coefficient), ...) , rhs -> row
+        self.checks: dict = {}  # (op, terms, rhs) -> None
+
+    def add(self, op: str, terms: tuple, rhs: int) -> bool:
+        """Add a row; False when it has no entries left and fails."""
+        if not terms:
+            rest = np.array([-b for b in _coordinates(rhs)], dtype=np.int64)
+            return bool(_holds(op, rest[0]) if len(rest) == 1 else (rest == 0).all() == (op == "eq"))
+        if op == "eq":
+            self.equalities[(terms, rhs)] = None
+        else:
+            self.checks[(op, terms, rhs)] = None
+        return True
+
+
+class _System(Rows):
     """The rows of one problem as linear constraints over the value-map entries."""
 
     def __init__(self, problem):
+        super().__init__()
         task = problem.task
         index = {c.name: i for i, c in enumerate(task.concepts)}
         G = np.asarray(problem.support.vectors, dtype=np.int64)
         values = [np.asarray([int(v) for v in c.domain], dtype=np.int64) for c in task.concepts]
         rep = [problem.representative(i) for i in range(task.k)]
         self.entries: dict = {}  # (unit, value index) -> column
-        self.domain: list = []  # per column the allowed predicted values
-        self.equalities: dict = {}  # frozen ((column, coefficient), ...) , rhs -> row
-        self.checks: dict = {}  # (op, terms, rhs) -> None
 
         def column(i: int, u: int) -> int:
             key = (rep[i], u)
@@ -157,38 +175,39 @@ class _System:
             for i in problem.supervised(r, g):
                 self._add("eq", ((column(i, int(g[i])), 1),), int(values[i][g[i]]))
         # every entry of a unit, seen or not: those no row constrains are free
-        self.free = 1
-        for i in range(task.k):
-            if rep[i] == i:
-                seen = sum(1 for u in range(task.sizes[i]) if (i, u) in self.entries)
-                self.free *= task.sizes[i] ** (task.sizes[i] - seen)
+        self.free = unread_entries(problem, self.entries)
 
     def _add(self, op: str, terms: tuple, rhs: int) -> None:
-        if not terms:
-            if not bool(_holds(op, np.int64(-rhs))):
-                raise BackendError("linear: a row's label cannot be kept by any map; please report this")
-            return
-        if op == "eq":
-            self.equalities[(terms, rhs)] = None
-        else:
-            self.checks[(op, terms, rhs)] = None
+        if not self.add(op, terms, rhs):
+            raise BackendError("linear: a row's label cannot be kept by any map; please report this")
+
+
+def unread_entries(problem, read) -> int:
+    """Value maps of the entries (unit, value index) not in ``read``: any predicted value will do for them."""
+    task, total = problem.task, 1
+    for i in range(task.k):
+        if problem.representative(i) == i:
+            seen = sum(1 for u in range(task.sizes[i]) if (i, u) in read)
+            total *= task.sizes[i] ** (task.sizes[i] - seen)
+    return total
 
 
 def _eliminate(rows: list, deadline: Deadline) -> tuple:
     """Reduced row echelon form of ``sum(terms) == rhs`` rows over the rationals: (pivot -> row), or None if
-    inconsistent. Each row maps column -> Fraction and holds the constant under key ``-1``."""
+    inconsistent. Each row maps column -> Fraction and holds the constant of coordinate d under key ``-1 - d``."""
     pivots: dict = {}
     for terms, rhs in rows:
         deadline.check()
         row = {c: Fraction(a) for c, a in terms}
-        if rhs:
-            row[-1] = Fraction(rhs)
+        for d, b in enumerate(_coordinates(rhs)):
+            if b:
+                row[-1 - d] = Fraction(b)
         for p, prow in pivots.items():
             if p in row:
                 _axpy(row, -row[p], prow)
         cols = [c for c in row if c >= 0]
         if not cols:
-            if row.get(-1, 0) != 0:
+            if any(row.values()):
                 return None
             continue
         p = min(cols)
@@ -201,6 +220,11 @@ def _eliminate(rows: list, deadline: Deadline) -> tuple:
     return pivots
 
 
+def _coordinates(x) -> tuple:
+    """A right-hand side as a tuple of coordinates (an integer has one)."""
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
 def _axpy(row: dict, a: Fraction, other: dict) -> None:
     for c, b in other.items():
         v = row.get(c, 0) + a * b
@@ -211,39 +235,52 @@ def _axpy(row: dict, a: Fraction, other: dict) -> None:
 
 
 class _Constraint:
-    """``den * target == const + coeffs . free`` for a pivot entry, or ``const + coeffs . free  op  0``."""
+    """``scale * target == const + coeffs . free`` for a pivot entry, or ``const + coeffs . free  op  0``.
 
-    def __init__(self, coeffs: dict, const: Fraction, op: str, allowed: np.ndarray | None = None):
-        scale = math.lcm(*(f.denominator for f in (*coeffs.values(), const)))
+    Entries may be vectors (one coordinate per prime for :mod:`product`): then
+    the constant is a vector, a pivot's value must be one of its allowed
+    vectors, and ``eq``/``ne`` compare whole vectors.
+    """
+
+    def __init__(self, coeffs: dict, const: list, op: str, allowed: np.ndarray | None = None):
+        scale = math.lcm(*(f.denominator for f in (*coeffs.values(), *const)))
         self.coeffs = {c: int(a * scale) for c, a in coeffs.items()}
-        self.const = int(const * scale)
+        self.const = np.array([int(b * scale) for b in const], dtype=np.int64)
         self.scale = scale
-        self.op, self.allowed = op, allowed  # a pivot's allowed values, and their range
-        self.lo, self.hi = (int(allowed.min()), int(allowed.max())) if allowed is not None else (None, None)
+        self.op, self.allowed = op, allowed  # a pivot's allowed values (values x coordinates), and their box
+        if allowed is not None:
+            self.lo, self.hi = allowed.min(axis=0), allowed.max(axis=0)
+            self.span = self.hi - self.lo + 1
+            self.codes = distinct((allowed - self.lo) @ _strides(self.span))
+            self.dense = len(self.codes) == math.prod(int(x) for x in self.span)
 
 
-def _constraints(system: _System, deadline: Deadline) -> tuple:
+def _strides(span: np.ndarray) -> np.ndarray:
+    return np.cumprod(np.concatenate(([1], span[:0:-1])))[::-1].astype(np.int64)
+
+
+def _constraints(system, domain: list, deadline: Deadline) -> tuple:
     """(free columns, constraints over them) once the equalities are solved."""
-    n = len(system.domain)
+    dims = domain[0].shape[1] if domain else 1
     pivots = _eliminate(list(system.equalities), deadline)
     if pivots is None:
-        raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
-                           "please report this")
-    free = [c for c in range(n) if c not in pivots]
+        return None
+    free = [c for c in range(len(domain)) if c not in pivots]
     out = []
     for p, row in pivots.items():
         coeffs = {c: -a for c, a in row.items() if c >= 0 and c != p}
-        out.append(_Constraint(coeffs, row.get(-1, Fraction(0)), "pivot", system.domain[p]))
+        out.append(_Constraint(coeffs, [row.get(-1 - d, Fraction(0)) for d in range(dims)], "pivot", domain[p]))
     for op, terms, rhs in system.checks:
         coeffs: dict = {}
-        const = Fraction(-rhs)
+        const = [Fraction(-b) for b in _coordinates(rhs)]
         for c, a in terms:
             if c in pivots:
                 prow = pivots[c]
-                const += a * prow.get(-1, 0)
-                for d, b in prow.items():
-                    if d >= 0 and d != c:
-                        coeffs[d] = coeffs.get(d, 0) - a * b
+                for d in range(dims):
+                    const[d] += a * prow.get(-1 - d, 0)
+                for e, b in prow.items():
+                    if e >= 0 and e != c:
+                        coeffs[e] = coeffs.get(e, 0) - a * b
             else:
                 coeffs[c] = coeffs.get(c, 0) + a
         out.append(_Constraint({c: a for c, a in coeffs.items() if a}, const, op))
@@ -292,85 +329,122 @@ def _order(cols: list, constraints: list) -> list:
 
 
 def _keep(con: _Constraint, total: np.ndarray) -> np.ndarray:
+    """Per state (rows of ``total``, one column per coordinate): whether the finished constraint holds."""
+    if con.op in ("eq", "ne"):
+        zero = (total == 0).all(axis=1)
+        return zero if con.op == "eq" else ~zero
     if con.op != "pivot":
-        return _holds(con.op, total)
-    ok = total % con.scale == 0
+        return _holds(con.op, total[:, 0])
+    ok = (total % con.scale == 0).all(axis=1)
     value = total // con.scale
-    ok &= (value >= con.lo) & (value <= con.hi)
-    if len(con.allowed) != con.hi - con.lo + 1:
-        ok &= np.isin(value, con.allowed)
+    ok &= ((value >= con.lo) & (value <= con.hi)).all(axis=1)
+    if not con.dense:
+        ok &= np.isin(np.where(ok[:, None], value - con.lo, 0) @ _strides(con.span), con.codes)
     return ok
 
 
 def _count_component(cols: list, constraints: list, domain: list, deadline: Deadline) -> int:
-    """Assignments of ``cols`` (each to a value of its domain) that keep every constraint."""
+    """Assignments of ``cols`` (each to a value of its domain) that keep every constraint.
+
+    Free columns are set one at a time; a state is the vector of every
+    open constraint's partial total, so assignments that reach the same
+    state are merged and counted by weight.
+    """
     order = _order(cols, constraints)
     pos = {c: k for k, c in enumerate(order)}
     last = [max(pos[c] for c in con.coeffs) for con in constraints]
-    lo = np.array([int(domain[c].min()) for c in order], dtype=np.int64)
-    hi = np.array([int(domain[c].max()) for c in order], dtype=np.int64)
+    lo = np.array([domain[c].min(axis=0) for c in order], dtype=np.int64)  # columns x coordinates
+    hi = np.array([domain[c].max(axis=0) for c in order], dtype=np.int64)
     coef = np.zeros((len(constraints), len(order)), dtype=object)
     for k, con in enumerate(constraints):
         for c, a in con.coeffs.items():
             coef[k, pos[c]] = a
     if any(abs(int(a)) * max(abs(int(lo.min())), abs(int(hi.max())), 1) * len(order) > 1 << 50
-           for a in coef.flat) or any(abs(con.const) > 1 << 50 for con in constraints):
+           for a in coef.flat) or any(int(abs(con.const).max()) > 1 << 50 for con in constraints):
         raise BackendError("linear: coefficients too large for 64-bit arithmetic; use --backend ganak")
     coef = coef.astype(np.int64)
     # remaining range of each constraint after the first j columns: sum of min/max of coef * [lo, hi]
-    low_part = np.minimum(coef * lo, coef * hi)
-    high_part = np.maximum(coef * lo, coef * hi)
+    low_part = np.minimum(coef[:, :, None] * lo[None], coef[:, :, None] * hi[None])
+    high_part = np.maximum(coef[:, :, None] * lo[None], coef[:, :, None] * hi[None])
     rest_lo = np.cumsum(low_part[:, ::-1], axis=1)[:, ::-1]
     rest_hi = np.cumsum(high_part[:, ::-1], axis=1)[:, ::-1]
-    consts = np.array([con.const for con in constraints], dtype=np.int64)
-    totals = consts[None, :].copy()  # per state, per constraint: const + coeffs . assigned
+    totals = np.stack([con.const for con in constraints])[None]  # per state, constraint and coordinate
+    weights = np.ones(1, dtype=object)  # per state: the partial assignments that reach it
     for j, c in enumerate(order):
         deadline.check()
         vals = domain[c]
         n = len(totals)
-        if n * len(vals) * len(constraints) > MAX_CELLS:
+        if n * totals[0].size * len(vals) > MAX_CELLS:
             raise BackendError(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
                                f"to hold; use --backend search or ganak")
-        totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, n)[:, None] * coef[:, j][None, :]
+        totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, (n, 1))[:, None, :] * coef[:, j][None, :, None]
+        weights = np.repeat(weights, len(vals))
         keep = np.ones(len(totals), dtype=bool)
         for k, con in enumerate(constraints):
             if last[k] == j:
                 keep &= _keep(con, totals[:, k])
             elif last[k] > j and con.op in ("pivot", "lt", "le", "gt", "ge"):
-                low = totals[:, k] + rest_lo[k, j + 1]
-                high = totals[:, k] + rest_hi[k, j + 1]
-                keep &= _reachable(con, low, high)
-        totals = totals[keep]
+                keep &= _reachable(con, totals[:, k] + rest_lo[k, j + 1], totals[:, k] + rest_hi[k, j + 1])
+        totals, weights = totals[keep], weights[keep]
         if not len(totals):
             return 0
-    return len(totals)
+        totals, weights = _merge(totals, weights, [k for k in range(len(constraints)) if last[k] > j])
+    return int(weights.sum())
+
+
+def _merge(totals: np.ndarray, weights: np.ndarray, open_: list) -> tuple:
+    """One state per distinct vector of the still-open constraints' totals, weighted by the states it merges."""
+    if len(totals) < 2:
+        return totals, weights
+    if not open_:
+        return totals[:1], np.array([weights.sum()], dtype=object)
+    key = totals[:, open_].reshape(len(totals), -1)
+    order = np.lexsort(key.T[::-1])
+    key, totals, weights = key[order], totals[order], weights[order]
+    starts = np.flatnonzero(np.concatenate(([True], (key[1:] != key[:-1]).any(axis=1))))
+    return totals[starts], np.add.reduceat(weights, starts)
 
 
 def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Whether a total in [low, high] can still keep ``con`` (a necessary test)."""
+    """Whether a total in [low, high] (per coordinate) can still keep ``con`` (a necessary test)."""
     if con.op == "pivot":
-        return (high >= con.lo * con.scale) & (low <= con.hi * con.scale)
-    return _holds(con.op, low if con.op in ("lt", "le") else high)
+        return ((high >= con.lo * con.scale) & (low <= con.hi * con.scale)).all(axis=1)
+    return _holds(con.op, low[:, 0] if con.op in ("lt", "le") else high[:, 0])
 
 
 def count_linear(problem, deadline: Deadline) -> tuple:
     """(count, free entries enumerated) of the optimal maps of a problem that :func:`applies`."""
     system = _System(problem)
+    total, free = count_system(system, deadline)
+    if total is None:
+        raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
+                           "please report this")
+    return system.free * total, free
+
+
+def count_system(system: Rows, deadline: Deadline) -> tuple:
+    """(assignments, free entries enumerated) of the entries ``system.domain`` that keep ``system.equalities``
+    and ``system.checks`` (entries no row reads are not in ``system``); None for the count when the
+    equalities alone have no solution. A domain is a 1-d array of values, or values x coordinates."""
     if len(system.domain) > MAX_ENTRIES:
         raise BackendError(f"linear: {len(system.domain)} constrained entries, over {MAX_ENTRIES}; "
                            f"use --backend search or ganak")
-    free, constraints = _constraints(system, deadline)
+    domain = [np.asarray(d, dtype=np.int64).reshape(len(d), -1) for d in system.domain]
+    solved = _constraints(system, domain, deadline)
+    if solved is None:
+        return None, 0
+    free, constraints = solved
     groups, closed = _components(free, constraints)
     for con in closed:
-        if not _keep(con, np.array([con.const], dtype=object))[0]:
+        if not _keep(con, con.const[None, :])[0]:
             return 0, len(free)
-    total = system.free
+    total = 1
     for cols, cons in sorted(groups, key=lambda g: len(g[0])):
         deadline.check()
         if not cons:
-            total *= math.prod(len(system.domain[c]) for c in cols)
+            total *= math.prod(len(domain[c]) for c in cols)
             continue
-        total *= _count_component(cols, cons, system.domain, deadline)
+        total *= _count_component(cols, cons, domain, deadline)
         if total == 0:
             break
     return total, len(free)
