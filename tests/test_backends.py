@@ -577,6 +577,70 @@ class TestLinear:
         assert any("linear gave up" in note for note in r.notes)
 
 
+class TestProduct:
+    """Zero patterns plus elimination over prime exponents against brute force, search and MNMath-B.1."""
+
+    @pytest.mark.parametrize("seed", range(150))
+    @pytest.mark.parametrize("cls", ["disentangled", "shared"])
+    def test_matches_bruteforce(self, seed, cls):
+        from randomtasks import random_product_problem
+        problem = random_product_problem(seed, cls)
+        got = rscount.count_problem(problem, "product")
+        assert got.count == rscount.count_problem(problem, "bruteforce").count, \
+            ([label.text for label in problem.task.labels], problem.describe())
+        assert got.exact and got.backend == "product"
+
+    def test_random_tasks_it_applies_to(self):
+        from rscount.counters.product import applies
+        met = 0
+        for seed in range(N):
+            for cls in ("disentangled", "shared"):
+                problem, expected = oracle(seed, cls)
+                if applies(problem):
+                    met += 1
+                    assert rscount.count_problem(problem, "product").count == expected, problem.describe()
+        assert met >= 3
+
+    @pytest.mark.parametrize("text, want", [
+        ("c1 * c2 == c3 * c4", ("eq", ({"c1": 1, "c2": 1}, 1), ({"c3": 1, "c4": 1}, 1))),
+        ("~(c1 * c1 * 2 == c2)", ("ne", ({"c1": 2}, 2), ({"c2": 1}, 1))),
+        ("c1 * 0 != c2", ("ne", ({"c1": 1}, 0), ({"c2": 1}, 1))),
+        ("c1 + c2 == c3", None), ("c1 * c2 < c3", None), ("c1 * c2", None), ("c1 * -1 == c2", None)])
+    def test_product_labels(self, text, want):
+        from rscount.counters.product import product_label
+        task = rscount.task_from_text([text], "c1=0..3,c2=0..3,c3=0..3,c4=0..3")
+        assert product_label(task.labels[0].expr) == want
+
+    def test_negative_values_do_not_apply(self):
+        from rscount.counters.product import applies
+        task = rscount.task_from_text(["c1 * c2 == c3"], "c1=-1..1,c2=0..2,c3=0..2")
+        assert not applies(rscount.make_problem(task, map_class="disentangled", support="1,1,1"))
+
+    def test_mnmath_b1_product_part(self):
+        """The part search needs seconds for on 1,000 vectors: 2 zero patterns, 6 maps."""
+        from rscount.split import split_problem
+        parts = split_problem(rscount.make_problem("mnmath-b1", support="by-label:1000", map_class="disentangled"))
+        assert [label.name for label in parts[1].task.labels] == ["y2"]
+        got = rscount.count_problem(parts[1], "product")
+        assert got.count == 6 == rscount.count_problem(parts[1], "search", timeout=300).count
+        assert "2 ways to map entries to 0" in got.notes[0]
+
+    def test_tried_after_linear_and_named(self):
+        r = rscount.count("mnmath-b1", support="by-label:1000", map_class="disentangled")
+        assert r.count == 12 and r.backend == "split(linear+product)"
+
+    def test_gives_up_on_too_many_zero_patterns(self, monkeypatch):
+        from rscount.counters import product
+        monkeypatch.setattr(product, "MAX_PATTERNS", 1)
+        task = rscount.task_from_text(["c5 * c6 == c7 * c8"], "c5=0..9,c6=0..9,c7=0..9,c8=0..9")
+        problem = rscount.make_problem(task, support="by-label:1000", map_class="shared")
+        with pytest.raises(rscount.BackendError, match="ways to map entries to 0"):
+            rscount.count_problem(problem, "product")
+        r = rscount.count_problem(problem)
+        assert r.count == rscount.count_problem(problem, "search").count and "product" not in r.backend
+        assert any("product gave up" in note for note in r.notes)
+
+
 class TestSampledSplit:
     """Disentangled and shared maps factor over label parts on any support (projected supports)."""
 

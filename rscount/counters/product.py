@@ -248,7 +248,10 @@ def count_product(problem, deadline: Deadline) -> tuple:
     total = 0
     for zero in patterns:
         deadline.check()
-        total += _count_pattern(rows, zero, deadline)[0]
+        try:
+            total += _count_pattern(rows, zero, deadline)[0]
+        except BackendError as exc:  # the elimination's limits, worded for this backend
+            raise BackendError(f"product: {str(exc).removeprefix('linear: ')}") from None
     return rows.free * total, len(patterns)
 
 
