@@ -167,18 +167,24 @@ def random_linear_problem(seed: int, map_class: str):
         groups = [[n for n, d in zip(names, domains) if d == domains[0]]]
         task = rscount.task_from_spec({"name": "rlin", "concepts": concepts, "labels": labels,
                                        "groups": groups if len(groups[0]) > 1 else []})
-        size = task.space_size
-        rows = rng.sample(range(size), rng.randint(1, min(size, 12)))
-        supervise = []
-        if rng.random() < 0.2:
-            c = rng.choice(task.concepts)
-            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
-        vectors = [[c.domain[u] for c, u in zip(task.concepts, row)] for row in _rows(task, rows)]
-        problem = rscount.make_problem(task, map_class=map_class, support=vectors, supervise=supervise,
-                                       concept_sup=rng.choice([None, None, 1]), seed=seed)
-        if number_of_candidates(problem) <= LIMIT // 60:
+        problem = _sampled(rng, task, map_class, seed)
+        if problem is not None:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def _sampled(rng, task, map_class: str, seed: int):
+    """``task`` on up to 12 random vectors, sometimes supervised; None when too large for brute force."""
+    size = task.space_size
+    rows = rng.sample(range(size), rng.randint(1, min(size, 12)))
+    supervise = []
+    if rng.random() < 0.2:
+        c = rng.choice(task.concepts)
+        supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
+    vectors = [[c.domain[u] for c, u in zip(task.concepts, row)] for row in _rows(task, rows)]
+    problem = rscount.make_problem(task, map_class=map_class, support=vectors, supervise=supervise,
+                                   concept_sup=rng.choice([None, None, 1]), seed=seed)
+    return problem if number_of_candidates(problem) <= LIMIT // 60 else None
 
 
 def random_product_problem(seed: int, map_class: str):
@@ -205,15 +211,7 @@ def random_product_problem(seed: int, map_class: str):
         groups = [[n for n, d in zip(names, domains) if d == domains[0]]]
         task = rscount.task_from_spec({"name": "rprod", "concepts": dict(zip(names, domains)), "labels": labels,
                                        "groups": groups if len(groups[0]) > 1 else []})
-        size = task.space_size
-        rows = rng.sample(range(size), rng.randint(1, min(size, 12)))
-        supervise = []
-        if rng.random() < 0.2:
-            c = rng.choice(task.concepts)
-            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
-        vectors = [[c.domain[u] for c, u in zip(task.concepts, row)] for row in _rows(task, rows)]
-        problem = rscount.make_problem(task, map_class=map_class, support=vectors, supervise=supervise,
-                                       concept_sup=rng.choice([None, None, 1]), seed=seed)
-        if number_of_candidates(problem) <= LIMIT // 60:
+        problem = _sampled(rng, task, map_class, seed)
+        if problem is not None:
             return problem
     raise RuntimeError("no small problem found")

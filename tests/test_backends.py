@@ -501,6 +501,25 @@ class TestSearch(Contract):
             rscount.count_problem(problem, "search", timeout=0.5)
 
 
+def _matches_bruteforce(backend: str, problem) -> None:
+    got = rscount.count_problem(problem, backend)
+    assert got.count == rscount.count_problem(problem, "bruteforce").count, \
+        ([label.text for label in problem.task.labels], problem.describe())
+    assert got.exact and got.backend == backend
+
+
+def _oracle_problems_match(backend: str) -> int:
+    """How many random oracle problems (disentangled, shared) ``backend`` applies to; each must match."""
+    met = 0
+    for seed in range(N):
+        for cls in ("disentangled", "shared"):
+            problem, expected = oracle(seed, cls)
+            if rscount.get_counter(backend).applies(problem):
+                met += 1
+                assert rscount.count_problem(problem, backend).count == expected, problem.describe()
+    return met
+
+
 class TestLinear:
     """Elimination over linear labels against brute force, search and the library's arithmetic tasks."""
 
@@ -508,22 +527,10 @@ class TestLinear:
     @pytest.mark.parametrize("cls", ["disentangled", "shared"])
     def test_matches_bruteforce(self, seed, cls):
         from randomtasks import random_linear_problem
-        problem = random_linear_problem(seed, cls)
-        got = rscount.count_problem(problem, "linear")
-        assert got.count == rscount.count_problem(problem, "bruteforce").count, \
-            ([label.text for label in problem.task.labels], problem.describe())
-        assert got.exact and got.backend == "linear"
+        _matches_bruteforce("linear", random_linear_problem(seed, cls))
 
     def test_random_tasks_it_applies_to(self):
-        from rscount.counters.linear import applies
-        met = 0
-        for seed in range(N):
-            for cls in ("disentangled", "shared"):
-                problem, expected = oracle(seed, cls)
-                if applies(problem):
-                    met += 1
-                    assert rscount.count_problem(problem, "linear").count == expected, problem.describe()
-        assert met >= 20
+        assert _oracle_problems_match("linear") >= 20
 
     @pytest.mark.parametrize("text, want", [
         ("c1 + c2 == c3 + c4", ("eq", {"c1": 1, "c2": 1, "c3": -1, "c4": -1}, 0)),
@@ -584,22 +591,10 @@ class TestProduct:
     @pytest.mark.parametrize("cls", ["disentangled", "shared"])
     def test_matches_bruteforce(self, seed, cls):
         from randomtasks import random_product_problem
-        problem = random_product_problem(seed, cls)
-        got = rscount.count_problem(problem, "product")
-        assert got.count == rscount.count_problem(problem, "bruteforce").count, \
-            ([label.text for label in problem.task.labels], problem.describe())
-        assert got.exact and got.backend == "product"
+        _matches_bruteforce("product", random_product_problem(seed, cls))
 
     def test_random_tasks_it_applies_to(self):
-        from rscount.counters.product import applies
-        met = 0
-        for seed in range(N):
-            for cls in ("disentangled", "shared"):
-                problem, expected = oracle(seed, cls)
-                if applies(problem):
-                    met += 1
-                    assert rscount.count_problem(problem, "product").count == expected, problem.describe()
-        assert met >= 3
+        assert _oracle_problems_match("product") >= 3
 
     @pytest.mark.parametrize("text, want", [
         ("c1 * c2 == c3 * c4", ("eq", ({"c1": 1, "c2": 1}, 1), ({"c3": 1, "c4": 1}, 1))),

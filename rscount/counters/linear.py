@@ -105,15 +105,20 @@ def _integer_domains(task) -> bool:
                for c in task.concepts)
 
 
+def one_concept_each(problem, domains_ok) -> bool:
+    """Whether each predicted concept reads its own concept's value (disentangled, or shared within groups of
+    one domain), the support is listed, and ``domains_ok(task)``."""
+    task = problem.task
+    if problem.map_class not in CLASSES or problem.support.data is None or not domains_ok(task):
+        return False
+    return problem.map_class != "shared" or all(
+        len({task.concepts[m].domain for m in task.group_of(i)}) == 1 for i in range(task.k))
+
+
 def applies(problem) -> bool:
     """Whether every label is linear in integer concepts and the class reads one concept per prediction."""
-    task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or not _integer_domains(task):
-        return False
-    if problem.map_class == "shared" and any(
-            len({task.concepts[m].domain for m in task.group_of(i)}) > 1 for i in range(task.k)):
-        return False
-    return all(linear_label(label.expr) is not None for label in task.labels)
+    return one_concept_each(problem, _integer_domains) and all(
+        linear_label(label.expr) is not None for label in problem.task.labels)
 
 
 class Rows:
@@ -456,6 +461,8 @@ class LinearCounter:
     name = "linear"
     exact = True
     needs_cnf = False
+    scope = ("linear counts disentangled or shared maps of labels that are linear in integer concepts (a sum, or "
+             "a comparison of sums); use --backend search or ganak")
 
     def unavailable(self) -> str | None:
         return None
@@ -464,16 +471,18 @@ class LinearCounter:
         return applies(problem)
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        if not applies(problem):
-            raise BackendError("linear counts disentangled or shared maps of labels that are linear in integer "
-                               "concepts (a sum, or a comparison of sums); use --backend search or ganak")
+        if not self.applies(problem):
+            raise BackendError(self.scope)
+        total, detail = run_isolated(lambda: self.solve(problem, Deadline(options.timeout, self.name)), self.name,
+                                     options.timeout, options.memory_mb, options.progress)
+        return Tally(total, notes=(self.describe(detail),))
 
-        def work():
-            return count_linear(problem, Deadline(options.timeout, self.name))
+    def solve(self, problem, deadline: Deadline) -> tuple:
+        """(count, a detail for the note) in this process."""
+        return count_linear(problem, deadline)
 
-        total, free = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
-        return Tally(total, notes=(f"linear: the support's equations solved by elimination; "
-                                   f"{free} free entries enumerated",))
+    def describe(self, free: int) -> str:
+        return f"linear: the support's equations solved by elimination; {free} free entries enumerated"
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError

@@ -18,9 +18,8 @@ import math
 
 from ..errors import BackendError
 from ..logic import Const, Op, Var
-from ..result import Tally
-from .base import Deadline, Options, run_isolated
-from .linear import CLASSES, FLIP, Rows, count_system, unread_entries
+from .base import Deadline
+from .linear import FLIP, LinearCounter, Rows, count_system, one_concept_each, unread_entries
 
 MAX_PATTERNS = 1 << 12  # zero patterns counted one by one
 
@@ -65,13 +64,8 @@ def _natural_domains(task) -> bool:
 
 def applies(problem) -> bool:
     """Whether every label compares two products of nonnegative integer concepts, under disentangled or shared."""
-    task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or not _natural_domains(task):
-        return False
-    if problem.map_class == "shared" and any(
-            len({task.concepts[m].domain for m in task.group_of(i)}) > 1 for i in range(task.k)):
-        return False
-    return all(product_label(label.expr) is not None for label in task.labels)
+    return one_concept_each(problem, _natural_domains) and all(
+        product_label(label.expr) is not None for label in problem.task.labels)
 
 
 def _exponents(n: int, primes: list) -> list:
@@ -255,33 +249,22 @@ def count_product(problem, deadline: Deadline) -> tuple:
     return rows.free * total, len(patterns)
 
 
-class ProductCounter:
+class ProductCounter(LinearCounter):
     """Exact counts for labels comparing products of integer concepts (``disentangled`` and ``shared``)."""
 
     name = "product"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
+    scope = ("product counts disentangled or shared maps of labels comparing products of nonnegative integer "
+             "concepts (P == Q, P != Q); use --backend search or ganak")
 
     def applies(self, problem) -> bool:
         return applies(problem)
 
-    def count(self, problem, encoding, options: Options) -> Tally:
-        if not applies(problem):
-            raise BackendError("product counts disentangled or shared maps of labels comparing products of "
-                               "nonnegative integer concepts (P == Q, P != Q); use --backend search or ganak")
+    def solve(self, problem, deadline: Deadline) -> tuple:
+        return count_product(problem, deadline)
 
-        def work():
-            return count_product(problem, Deadline(options.timeout, self.name))
-
-        total, patterns = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
-        return Tally(total, notes=(f"product: {patterns} ways to map entries to 0 agree with the rows; each "
-                                   f"counted by elimination over prime exponents",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
+    def describe(self, patterns: int) -> str:
+        return (f"product: {patterns} ways to map entries to 0 agree with the rows; each counted by elimination "
+                f"over prime exponents")
 
 
 BACKEND = ProductCounter()
