@@ -123,6 +123,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["product"].applies(problem):
             first.append(("product", lambda t: count_problem(problem, "product", timeout=t, memory_mb=memory_mb,
                                                               progress=progress)))
+        elif COUNTERS["arithmetic"].applies(problem):
+            first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
+                                                                 memory_mb=memory_mb, progress=progress)))
     first_notes: list = []
     for what, go in first:
         tried = time.perf_counter()

@@ -1,13 +1,14 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
 """
 from __future__ import annotations
 
 from ..errors import BackendError
 from . import (
     approxmc,
+    arithmetic,
     automorphism,
     bruteforce,
     closedform,
@@ -30,6 +31,7 @@ COUNTERS: dict = {
     "search": search.BACKEND,
     "linear": linear.BACKEND,
     "product": product.BACKEND,
+    "arithmetic": arithmetic.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

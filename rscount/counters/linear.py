@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import BackendError
-from ..logic import Const, Op, Var
+from ..logic import Const, Op, Var, variables
 from ..result import Tally
 from ..support import distinct, row_codes
 from .base import Deadline, Options, run_isolated
@@ -142,9 +142,14 @@ class Rows:
 
 
 class _System(Rows):
-    """The rows of one problem as linear constraints over the value-map entries."""
+    """The rows of one problem as linear constraints over the value-map entries.
 
-    def __init__(self, problem):
+    ``labels`` (indices) restricts the rows to some labels and their concepts;
+    ``sources`` (predicted concept -> the concept it reads, default itself)
+    serves complete maps with their sources fixed.
+    """
+
+    def __init__(self, problem, labels: tuple | None = None, sources: dict | None = None):
         super().__init__()
         task = problem.task
         index = {c.name: i for i, c in enumerate(task.concepts)}
@@ -160,8 +165,10 @@ class _System(Rows):
                 self.domain.append(values[rep[i]])
             return self.entries[key]
 
+        src = sources or {}
+        chosen = task.labels if labels is None else [task.labels[n] for n in labels]
         keep = np.unique(row_codes(G, task.sizes), return_index=True)[1] if len(G) else []
-        for label in task.labels:
+        for label in chosen:
             op, coeffs, const = linear_label(label.expr)
             concepts = [(index[name], a) for name, a in sorted(coeffs.items())]
             for r in keep:
@@ -169,32 +176,40 @@ class _System(Rows):
                 truth = const + sum(a * int(values[i][g[i]]) for i, a in concepts)
                 terms: dict = {}
                 for i, a in concepts:
-                    col = column(i, int(g[i]))
+                    col = column(i, int(g[src.get(i, i)]))
                     terms[col] = terms.get(col, 0) + a
                 terms = tuple(sorted((c, a) for c, a in terms.items() if a))
                 if op is None:
                     self._add("eq", terms, truth - const)
                 else:
                     self._add(op if _holds(op, np.int64(truth)) else FLIP[op], terms, -const)
+        part = None if labels is None else label_concepts(task, chosen)
         for r, g in enumerate(problem.support.rows()):
             for i in problem.supervised(r, g):
-                self._add("eq", ((column(i, int(g[i])), 1),), int(values[i][g[i]]))
-        # every entry of a unit, seen or not: those no row constrains are free
-        self.free = unread_entries(problem, self.entries)
+                if part is None or i in part:
+                    self._add("eq", ((column(i, int(g[src.get(i, i)])), 1),), int(values[i][g[i]]))
+        self.free = unread_entries(problem, self.entries, part, src)  # entries no row constrains
 
     def _add(self, op: str, terms: tuple, rhs: int) -> None:
         if not self.add(op, terms, rhs):
             raise BackendError("linear: a row's label cannot be kept by any map; please report this")
 
 
-def unread_entries(problem, read) -> int:
-    """Value maps of the entries (unit, value index) not in ``read``: any predicted value will do for them."""
-    task, total = problem.task, 1
-    for i in range(task.k):
+def unread_entries(problem, read, concepts=None, sources: dict | None = None) -> int:
+    """Value maps of the entries (unit, source value index) not in ``read``, over ``concepts`` (default all):
+    any predicted value will do for them."""
+    task, total, src = problem.task, 1, sources or {}
+    for i in range(task.k) if concepts is None else sorted(concepts):
         if problem.representative(i) == i:
-            seen = sum(1 for u in range(task.sizes[i]) if (i, u) in read)
-            total *= task.sizes[i] ** (task.sizes[i] - seen)
+            width = task.sizes[src.get(i, i)]
+            seen = sum(1 for u in range(width) if (i, u) in read)
+            total *= task.sizes[i] ** (width - seen)
     return total
+
+
+def label_concepts(task, labels) -> set:
+    """The concepts some of ``labels`` read."""
+    return {task.index(name) for label in labels for name in variables(label.expr)}
 
 
 def _eliminate(rows: list, deadline: Deadline) -> tuple:
@@ -417,14 +432,12 @@ def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarra
     return _holds(con.op, low[:, 0] if con.op in ("lt", "le") else high[:, 0])
 
 
-def count_linear(problem, deadline: Deadline) -> tuple:
-    """(count, free entries enumerated) of the optimal maps of a problem that :func:`applies`."""
-    system = _System(problem)
+def count_linear(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None) -> tuple:
+    """(count, free entries enumerated) of the optimal maps of a problem that :func:`applies` (or of the maps of
+    ``labels``' concepts reading ``sources``, see _System)."""
+    system = _System(problem, labels, sources)
     total, free = count_system(system, deadline)
-    if total is None:
-        raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
-                           "please report this")
-    return system.free * total, free
+    return (None if total is None else system.free * total), free  # None: the equations have no solution
 
 
 def count_system(system: Rows, deadline: Deadline) -> tuple:
@@ -479,7 +492,11 @@ class LinearCounter:
 
     def solve(self, problem, deadline: Deadline) -> tuple:
         """(count, a detail for the note) in this process."""
-        return count_linear(problem, deadline)
+        total, free = count_linear(problem, deadline)
+        if total is None:
+            raise BackendError("linear: the support's equations have no solution, yet the identity solves them; "
+                               "please report this")
+        return total, free
 
     def describe(self, free: int) -> str:
         return f"linear: the support's equations solved by elimination; {free} free entries enumerated"

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import BackendError
 from ..logic import Const, Op, Var
 from .base import Deadline
-from .linear import FLIP, LinearCounter, Rows, count_system, one_concept_each, unread_entries
+from .linear import FLIP, LinearCounter, Rows, count_system, label_concepts, one_concept_each, unread_entries
 
 MAX_PATTERNS = 1 << 12  # zero patterns counted one by one
 
@@ -94,10 +96,12 @@ def _primes_of(numbers) -> list:
 
 class _Rows:
     """The support rows of a problem over value-map entries: per row, whether the sides must be equal, and each
-    side as ((column, power), ...) with its constant."""
+    side as ((column, power), ...) with its constant (``labels`` and ``sources`` as in linear's _System)."""
 
-    def __init__(self, problem):
-        task = problem.task
+    def __init__(self, problem, labels: tuple | None = None, sources: dict | None = None):
+        task, src = problem.task, sources or {}
+        chosen = task.labels if labels is None else [task.labels[n] for n in labels]
+        part = None if labels is None else label_concepts(task, chosen)
         index = {c.name: i for i, c in enumerate(task.concepts)}
         rep = [problem.representative(i) for i in range(task.k)]
         self.entries: dict = {}  # (unit, value index) -> column
@@ -116,23 +120,27 @@ class _Rows:
             powers, const = form
             cols: dict = {}
             for name, k in powers.items():
-                c = column(index[name], int(g[index[name]]))
+                c = column(index[name], int(g[src.get(index[name], index[name])]))
                 cols[c] = cols.get(c, 0) + k
             value = const * math.prod(int(task.concepts[index[n]].domain[g[index[n]]]) ** k
                                       for n, k in powers.items())
             return (tuple(sorted(cols.items())), const), value
 
         found: dict = {}
-        for label in task.labels:
+        G = np.asarray(problem.support.vectors, dtype=np.int64)
+        read = sorted({src.get(i, i) for i in (range(task.k) if part is None else part)})
+        G = G[np.lexsort(G[:, read].T[::-1])] if len(G) else G  # rows in the order of the values read
+        for label in chosen:
             _, left, right = product_label(label.expr)
-            for g in problem.support.vectors:
+            for g in G:
                 (ls, lv), (rs, rv) = side(left, g), side(right, g)
                 found[(lv == rv, ls, rs)] = None
         self.rows = list(found)
         for r, g in enumerate(problem.support.rows()):
             for i in problem.supervised(r, g):
-                self.pinned.append((column(i, int(g[i])), int(task.concepts[i].domain[g[i]])))
-        self.free = unread_entries(problem, self.entries)
+                if part is None or i in part:
+                    self.pinned.append((column(i, int(g[src.get(i, i)])), int(task.concepts[i].domain[g[i]])))
+        self.free = unread_entries(problem, self.entries, part, src)
         numbers = {v for vs in self.values for v in vs if v > 0}
         numbers |= {side[1] for _, *sides in self.rows for side in sides if side[1] > 0}
         self.primes = _primes_of(numbers) or [2]
@@ -235,9 +243,10 @@ def _count_pattern(rows: _Rows, zero: frozenset, deadline: Deadline) -> tuple:
     return total, free
 
 
-def count_product(problem, deadline: Deadline) -> tuple:
-    """(count, zero patterns) of the optimal maps of a problem that :func:`applies`."""
-    rows = _Rows(problem)
+def count_product(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None) -> tuple:
+    """(count, zero patterns) of the optimal maps of a problem that :func:`applies` (``labels`` and ``sources``
+    as in :func:`linear.count_linear`)."""
+    rows = _Rows(problem, labels, sources)
     patterns = _zero_patterns(rows, deadline)
     total = 0
     for zero in patterns:
