@@ -636,6 +636,48 @@ class TestProduct:
         assert any("product gave up" in note for note in r.notes)
 
 
+class TestArithmetic:
+    """Complete maps of sum/product knowledge, summed over source assignments, against brute force and others."""
+
+    @pytest.mark.parametrize("kind", ["linear", "product"])
+    @pytest.mark.parametrize("cls", ["complete", "permutation"])
+    def test_matches_bruteforce(self, kind, cls):
+        import randomtasks
+        from rscount.counters.arithmetic import applies
+        make = getattr(randomtasks, f"random_{kind}_problem")
+        met = 0
+        for seed in range(100):
+            problem = make(seed, cls)
+            if applies(problem):
+                met += 1
+                _matches_bruteforce("arithmetic", problem)
+        assert met >= 60
+
+    def test_library_tasks_match_other_backends(self):
+        for task, support, other in [("mnmath", "by-label:100", "search"), ("mnadd-half", None, "search"),
+                                     ("mnadd-evenodd", None, "ganak")]:
+            problem = rscount.make_problem(task, support=support)
+            assert rscount.count_problem(problem, "arithmetic").count == rscount.count_problem(problem, other).count
+
+    def test_mnmath_b1_complete(self):
+        """No method finished this in 60 s before: 24 source assignments of the sum part keep 2 maps each, 8 of
+        the product part keep 6 each (48 x 48)."""
+        r = rscount.count("mnmath-b1", support="by-label:1000")
+        assert r.count == 2304 and r.backend == "arithmetic" and r.exact
+
+    def test_information_loss_check(self):
+        from rscount.counters.arithmetic import _loses_information
+        read = np.array([[0, 1], [0, 1], [1, 1]])
+        assert _loses_information(read, [2, 2], np.array([[0], [1], [1]]))
+        assert not _loses_information(read, [2, 2], np.array([[1], [1], [0]]))
+
+    def test_supervised_idle_concepts_do_not_apply(self):
+        from rscount.counters.arithmetic import applies
+        task = rscount.task_from_text(["c1 + c2 == 2"], "c1=0..2,c2=0..2,c3=0..2")
+        assert applies(rscount.make_problem(task, support="1,1,0;0,2,1"))
+        assert not applies(rscount.make_problem(task, support="1,1,0;0,2,1", supervise=["c3"]))
+
+
 class TestSampledSplit:
     """Disentangled and shared maps factor over label parts on any support (projected supports)."""
 

@@ -117,7 +117,8 @@ def _loses_information(read: np.ndarray, sizes: list, labels: np.ndarray) -> boo
     """Whether two rows that show the same values on the sources read want different labels: no map then."""
     if len(read) < 2:
         return False
-    key = row_codes(np.hstack([read, labels - labels.min(axis=0)]), sizes + [int(x) + 1 for x in np.ptp(labels, axis=0)])
+    labels = labels - labels.min(axis=0)
+    key = row_codes(np.hstack([read, labels]), sizes + [int(x) + 1 for x in labels.max(axis=0)])
     keys = row_codes(read, sizes)
     order = np.lexsort((key, keys))
     same = keys[order][1:] == keys[order][:-1]
