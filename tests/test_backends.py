@@ -387,10 +387,10 @@ class TestSearch(Contract):
                                                   ((3, 2), (2, 2)), ((4,), (3,)), ((2, 3, 2, 3), (3, 3, 2, 2))])
     def test_bijection_weight(self, targets, sources):
         import itertools
-        from rscount.counters.search import _bijection_weight
+        from rscount.counters.search import bijection_weight
         want = sum(math.prod(t ** sources[p[n]] for n, t in enumerate(targets))
                    for p in itertools.permutations(range(len(sources))))
-        assert _bijection_weight(targets, sources) == want
+        assert bijection_weight(targets, sources) == want
 
     @pytest.mark.parametrize("task, support, cls", [
         ("mnmath", "by-label:100", "complete"), ("mnmath", "by-label:100", "disentangled"),

@@ -23,9 +23,9 @@ from ..split import components
 from ..support import row_codes
 from ..symmetry import knowledge_blocks
 from .base import Deadline
-from .linear import LinearCounter, _integer_domains, count_linear, linear_label
+from .linear import LinearCounter, count_linear, integer_domains, linear_label
 from .product import count_product, product_label
-from .search import _bijection_weight
+from .search import bijection_weight
 
 CLASSES = ("complete", "permutation")
 MAX_ASSIGNMENTS = 1 << 14  # source assignments of one part
@@ -45,7 +45,7 @@ def _solver(task, labels: tuple):
 def applies(problem) -> bool:
     """Whether the map class is complete, the support listed, and every label part linear or multiplicative."""
     task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or not _integer_domains(task):
+    if problem.map_class not in CLASSES or problem.support.data is None or not integer_domains(task):
         return False
     parts = components(task)
     if problem.supervision and len({i for _, concepts in parts for i in concepts}) < task.k:
@@ -93,7 +93,7 @@ def count_complete(problem, deadline: Deadline) -> tuple:
     def go(p: int, used: frozenset) -> int:
         if p == len(parts):
             free = [task.sizes[s] for s in range(task.k) if s not in used]
-            return _bijection_weight(tuple(task.sizes[i] for i in idle), tuple(free))
+            return bijection_weight(tuple(task.sizes[i] for i in idle), tuple(free))
         concepts = parts[p][1]
         free = [s for s in range(task.k) if s not in used]
         if math.perm(len(free), len(concepts)) > MAX_ASSIGNMENTS * max(1, weight):

@@ -9,7 +9,10 @@ pivot entries become affine functions of the free ones. Only the free entries
 are enumerated, a few at a time and vectorized, each partial assignment kept
 only if every pivot it decides is an integer of its domain and every row it
 decides keeps its label; interval bounds drop partial assignments early.
-Independent groups of free entries are counted apart and multiplied.
+Independent groups of free entries are counted apart and multiplied, and
+partial assignments that leave every open constraint the same partial total
+are merged and counted by weight. Entries may be vectors (one coordinate per
+prime, for :mod:`product`); the same elimination then runs per coordinate.
 
 Row-by-row search cannot see the equations: on MNMath-B.1's sum part
 constant maps satisfy every equality row and die only when a whole
@@ -100,7 +103,7 @@ def _holds(op: str, value: np.ndarray) -> np.ndarray:
     return COMPARE[op](value, 0)
 
 
-def _integer_domains(task) -> bool:
+def integer_domains(task) -> bool:
     return all(all(isinstance(v, int) and not isinstance(v, bool) for v in c.domain) or c.is_bool
                for c in task.concepts)
 
@@ -117,7 +120,7 @@ def one_concept_each(problem, domains_ok) -> bool:
 
 def applies(problem) -> bool:
     """Whether every label is linear in integer concepts and the class reads one concept per prediction."""
-    return one_concept_each(problem, _integer_domains) and all(
+    return one_concept_each(problem, integer_domains) and all(
         linear_label(label.expr) is not None for label in problem.task.labels)
 
 

@@ -21,7 +21,15 @@ import numpy as np
 from ..errors import BackendError
 from ..logic import Const, Op, Var
 from .base import Deadline
-from .linear import FLIP, LinearCounter, Rows, count_system, label_concepts, one_concept_each, unread_entries
+from .linear import (
+    FLIP,
+    LinearCounter,
+    Rows,
+    count_system,
+    label_concepts,
+    one_concept_each,
+    unread_entries,
+)
 
 MAX_PATTERNS = 1 << 12  # zero patterns counted one by one
 

@@ -21,7 +21,9 @@ three open entries narrows their values to those some completion supports
 concepts that keep every label (Kand-Logic: a color and a shape permutation
 per figure) map optimal maps to optimal maps, so an entry tries one value
 per orbit of the permutations that fix the entries set so far and counts
-it once per member of the orbit.
+it once per member of the orbit. Likewise, for complete maps, predicted
+concepts the knowledge can swap read sources in increasing order, and the
+count is multiplied by the blocks' factorials.
 """
 from __future__ import annotations
 
@@ -746,11 +748,11 @@ class _Search:
             total *= self._ordered_sourcings(open_units)
         elif open_units:
             free = [self.sizes[s] for s in range(self.task.k) if s not in self.used]
-            total *= _bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
+            total *= bijection_weight(tuple(self.units[n].size for n in open_units), tuple(free))
         return total
 
     def _ordered_sourcings(self, open_units: list) -> int:
-        """Like ``_bijection_weight``, but block members read sources in increasing order (see _concept_blocks)."""
+        """Like ``bijection_weight``, but block members read sources in increasing order (see _concept_blocks)."""
         free = [s for s in range(self.task.k) if s not in self.used]
         members = sorted(self.units[n].members[0] for n in open_units)
         options = [[s for s in free if self.in_order(i, s)] for i in members]
@@ -833,7 +835,7 @@ def _narrow(allowed: dict, entries: np.ndarray, ok: np.ndarray) -> bool:
     return True
 
 
-def _bijection_weight(targets: tuple, sources: tuple) -> int:
+def bijection_weight(targets: tuple, sources: tuple) -> int:
     """Sum over bijections targets -> sources of prod size_t ** size_s (value maps of every pairing)."""
     kinds = sorted(set(sources))
     counts = tuple(sources.count(s) for s in kinds)

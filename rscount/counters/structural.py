@@ -19,7 +19,12 @@ from ..errors import BackendError
 from ..result import Tally
 from ..symmetry import knowledge_blocks, meet, support_blocks
 from .base import Deadline, Options, missing, run_isolated
-from .sdd import compile_encoding, count_exhaustive, exact_model_count, exhaustive_applies
+from .sdd import (
+    compile_encoding,
+    count_exhaustive,
+    exact_model_count,
+    exhaustive_applies,
+)
 
 MAX_COSETS = 2000
 
