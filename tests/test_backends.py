@@ -665,6 +665,14 @@ class TestArithmetic:
         r = rscount.count("mnmath-b1", support="by-label:1000")
         assert r.count == 2304 and r.backend == "arithmetic" and r.exact
 
+    def test_a_time_out_stays_a_time_out(self):
+        """The elimination's limits are reworded for this backend; a time-out keeps its type and words."""
+        from rscount.counters.arithmetic import count_complete
+        from rscount.counters.base import Deadline
+        problem = rscount.make_problem("mnmath-b1", support="by-label:1000")
+        with pytest.raises(rscount.CountTimeout, match="^arithmetic timed out"):
+            count_complete(problem, Deadline(0.05, "arithmetic"))
+
     def test_information_loss_check(self):
         from rscount.counters.arithmetic import _loses_information
         read = np.array([[0, 1], [0, 1], [1, 1]])

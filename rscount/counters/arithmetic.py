@@ -23,7 +23,7 @@ from ..split import components
 from ..support import row_codes
 from ..symmetry import knowledge_blocks
 from .base import Deadline
-from .linear import LinearCounter, count_linear, integer_domains, linear_label
+from .linear import LinearCounter, count_linear, integer_domains, linear_label, reworded
 from .product import count_product, product_label
 from .search import bijection_weight
 
@@ -108,8 +108,8 @@ def count_complete(problem, deadline: Deadline) -> tuple:
 
     try:
         total = go(0, frozenset())
-    except BackendError as exc:  # the elimination's limits, worded for this backend
-        raise BackendError(f"arithmetic: {str(exc).split(': ', 1)[-1]}") from None
+    except BackendError as exc:
+        raise reworded(exc, "arithmetic") from None
     return weight * total, len(memo)
 
 

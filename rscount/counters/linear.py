@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import BackendError
+from ..errors import BackendError, CountTimeout
 from ..logic import Const, Op, Var, variables
 from ..result import Tally
 from ..support import distinct, row_codes
@@ -208,6 +208,16 @@ def unread_entries(problem, read, concepts=None, sources: dict | None = None) ->
             seen = sum(1 for u in range(width) if (i, u) in read)
             total *= task.sizes[i] ** (width - seen)
     return total
+
+
+def reworded(exc: BackendError, name: str) -> BackendError:
+    """``exc`` as backend ``name``'s: the elimination's limits name linear (or product); a time-out stays one."""
+    if isinstance(exc, CountTimeout):
+        return exc
+    text = str(exc)
+    for prefix in ("linear: ", "product: "):
+        text = text.removeprefix(prefix)
+    return BackendError(f"{name}: {text}")
 
 
 def label_concepts(task, labels) -> set:

@@ -28,6 +28,7 @@ from .linear import (
     count_system,
     label_concepts,
     one_concept_each,
+    reworded,
     unread_entries,
 )
 
@@ -261,8 +262,8 @@ def count_product(problem, deadline: Deadline, labels: tuple | None = None, sour
         deadline.check()
         try:
             total += _count_pattern(rows, zero, deadline)[0]
-        except BackendError as exc:  # the elimination's limits, worded for this backend
-            raise BackendError(f"product: {str(exc).removeprefix('linear: ')}") from None
+        except BackendError as exc:
+            raise reworded(exc, "product") from None
     return rows.free * total, len(patterns)
 
 
