@@ -75,6 +75,14 @@ def row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
     return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
 
 
+def clashes(keys: np.ndarray, wants: np.ndarray) -> bool:
+    """Whether two rows with the same key want different things (a map that cannot tell them apart fails)."""
+    order = np.argsort(keys)
+    same = keys[order][1:] == keys[order][:-1]
+    wants = wants[order]
+    return bool((same & (wants[1:] != wants[:-1])).any())
+
+
 def distinct(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values of an array (``np.unique`` without its lazy import of numpy.ma, ~10 ms)."""
     s = np.sort(values, axis=None)

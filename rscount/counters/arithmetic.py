@@ -20,11 +20,11 @@ import numpy as np
 
 from ..errors import BackendError
 from ..split import components
-from ..support import row_codes
+from ..support import clashes, row_codes
 from ..symmetry import knowledge_blocks
 from .base import Deadline
 from .linear import LinearCounter, count_linear, integer_domains, linear_label, reworded
-from .product import count_product, product_label
+from .product import count_product, natural_domains, product_label
 from .search import bijection_weight
 
 CLASSES = ("complete", "permutation")
@@ -36,8 +36,7 @@ def _solver(task, labels: tuple):
     exprs = [task.labels[n].expr for n in labels]
     if all(linear_label(e) is not None for e in exprs):
         return count_linear
-    if all(product_label(e) is not None for e in exprs) and all(
-            v >= 0 for c in task.concepts for v in c.domain):
+    if all(product_label(e) is not None for e in exprs) and natural_domains(task):
         return count_product
     return None
 
@@ -72,7 +71,7 @@ def count_complete(problem, deadline: Deadline) -> tuple:
         for block in knowledge_blocks(task):
             if len(block) > 1 and any(set(block) <= set(concepts) for _, concepts, _ in parts):
                 blocks.update({i: block for i in block})
-    weight = math.prod(math.factorial(len(b)) for b in {b for b in blocks.values()})
+    weight = math.prod(math.factorial(len(b)) for b in set(blocks.values()))
     memo: dict = {}
 
     G = np.asarray(problem.support.vectors, dtype=np.int64)
@@ -83,8 +82,8 @@ def count_complete(problem, deadline: Deadline) -> tuple:
         if key not in memo:
             deadline.check()
             labels, concepts, solve = parts[p]
-            read = [pick[i] for i in concepts]
-            if _loses_information(G[:, read], [task.sizes[s] for s in read], wanted[:, list(labels)]):
+            sources = [pick[i] for i in concepts]
+            if _loses_information(G[:, sources], [task.sizes[s] for s in sources], wanted[:, list(labels)]):
                 memo[key] = 0
             else:
                 memo[key] = solve(problem, deadline, labels, pick)[0] or 0  # None: no solution
@@ -118,11 +117,7 @@ def _loses_information(read: np.ndarray, sizes: list, labels: np.ndarray) -> boo
     if len(read) < 2:
         return False
     labels = labels - labels.min(axis=0)
-    key = row_codes(np.hstack([read, labels]), sizes + [int(x) + 1 for x in labels.max(axis=0)])
-    keys = row_codes(read, sizes)
-    order = np.lexsort((key, keys))
-    same = keys[order][1:] == keys[order][:-1]
-    return bool((same & (key[order][1:] != key[order][:-1])).any())
+    return clashes(row_codes(read, sizes), row_codes(labels, [int(x) + 1 for x in labels.max(axis=0)]))
 
 
 class ArithmeticCounter(LinearCounter):

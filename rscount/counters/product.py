@@ -69,13 +69,14 @@ def product_label(expr) -> tuple | None:
     return (FLIP[expr.op] if negate else expr.op), left, right
 
 
-def _natural_domains(task) -> bool:
+def natural_domains(task) -> bool:
+    """Whether every concept's values are nonnegative integers (products of them factor into primes)."""
     return all(isinstance(v, int) and v >= 0 for c in task.concepts for v in c.domain)
 
 
 def applies(problem) -> bool:
     """Whether every label compares two products of nonnegative integer concepts, under disentangled or shared."""
-    return one_concept_each(problem, _natural_domains) and all(
+    return one_concept_each(problem, natural_domains) and all(
         product_label(label.expr) is not None for label in problem.task.labels)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 from ..split import components, grid_labels
-from ..support import distinct, row_codes
+from ..support import clashes, distinct, row_codes
 from ..symmetry import compose, knowledge_blocks, value_symmetries
 from .base import Deadline, Options, run_isolated
 
@@ -635,11 +635,7 @@ class _Search:
             if len(read) < len(sources) and unused:
                 columns.append(self.G[:, unused])
                 radix += [self.width] * len(unused)
-            key = row_codes(np.hstack(columns), radix)
-            order = np.argsort(key)
-            same = key[order][1:] == key[order][:-1]
-            want = part.want[order]
-            if (same & (want[1:] != want[:-1])).any():
+            if clashes(row_codes(np.hstack(columns), radix), part.want):
                 return True
         return False
 
