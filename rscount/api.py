@@ -126,6 +126,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["arithmetic"].applies(problem):
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
+        if COUNTERS["modules"].unavailable() is None and COUNTERS["modules"].applies(problem):
+            first.append(("modules", lambda t: count_problem(problem, "modules", timeout=t, memory_mb=memory_mb,
+                                                              progress=progress)))
     first_notes: list = []
     for what, go in first:
         tried = time.perf_counter()

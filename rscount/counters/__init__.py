@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from . import (
     closedform,
     ganak,
     linear,
+    modules,
     product,
     pyeda_reference,
     sdd,
@@ -32,6 +33,7 @@ COUNTERS: dict = {
     "linear": linear.BACKEND,
     "product": product.BACKEND,
     "arithmetic": arithmetic.BACKEND,
+    "modules": modules.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,

@@ -1,0 +1,354 @@
+"""Exact counts of complete maps for knowledge built from modules: prune source sets, count the rest.
+
+A *module* is a set of concepts the labels read only through a few classes
+(Kand-Logic: a figure's three colors, read only as "all equal / two / all
+different"). Base modules are the classes of swappable concepts; two
+modules whose union still has fewer classes than pairs of theirs merge into
+a larger one, which gives a tree (Kand-Logic: colors = colors of figure 1 +
+colors of figure 2, and likewise shapes).
+
+A complete map gives each module a set of source concepts. Whatever the
+value maps, a module's class on a support vector is then *some* function of
+that vector's values on its source set, so a split of the sources survives
+only if some tables (source values -> class), one per module of the
+frontier, reproduce every label: a small SAT problem, solved as the tree is
+split top-down. A split that survives down to the base modules fixes the
+concept assignment up to swappable concepts; its value maps are counted
+exactly (Ganak on that assignment's CNF). Sibling modules the knowledge can
+swap take their sources in order of their smallest source, and the count is
+multiplied back by the orbit sizes. With enough support vectors almost every
+split dies at the top (Kand-Logic by-label:1000: 1 of 462).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..encoding import encode
+from ..errors import BackendError
+from ..result import Tally
+from ..support import grid
+from ..symmetry import knowledge_blocks, partition
+from .base import Deadline, Options, missing, run_isolated
+from .ganak import NOTE as GANAK_NOTE
+from .ganak import count_cnf
+
+CLASSES = ("complete", "permutation")
+MAX_GRID = 1 << 21  # concept vectors evaluated to find the modules
+MAX_BASE = 8  # base modules (pairs of them are tried for merging)
+MAX_TUPLES = 1 << 12  # class tuples of a frontier beyond which its split is not tested
+MAX_LEAVES = 1 << 20  # splits down to the base modules, before any pruning
+
+
+@dataclass(eq=False)
+class Module:
+    """Concepts read only through ``classes`` (combo of ``concepts`` in mixed radix -> class id)."""
+
+    concepts: tuple
+    classes: np.ndarray = field(repr=False)
+    children: tuple = ()
+    families: tuple = ()  # children indices the knowledge can swap, in classes
+
+    def __post_init__(self) -> None:
+        self.size, self.range = len(self.concepts), int(self.classes.max()) + 1
+
+
+class _Grid:
+    """Label codes of every concept vector, for finding modules and their class tables."""
+
+    def __init__(self, task):
+        self.task, self.sizes = task, tuple(task.sizes)
+        self.points = grid(self.sizes)
+        self.label_rows, codes = np.unique(task.evaluate(self.points).astype(np.int64), axis=0,
+                                           return_inverse=True)
+        self.codes = codes.ravel()
+
+    def code_of(self, rows: np.ndarray) -> np.ndarray:
+        """The grid's code of each row of label codes (shape (n, labels))."""
+        hits = (np.asarray(rows, dtype=np.int64)[:, None, :] == self.label_rows[None]).all(axis=2)
+        return hits.argmax(axis=1)
+
+    def combos(self, concepts: tuple, vectors: np.ndarray | None = None) -> np.ndarray:
+        """Mixed-radix index of each vector's values on ``concepts`` (grid points by default)."""
+        vectors = self.points if vectors is None else vectors
+        out = np.zeros(len(vectors), dtype=np.int64)
+        for c in concepts:
+            out = out * self.sizes[c] + vectors[:, c]
+        return out
+
+    def module(self, concepts: tuple, children: tuple = ()) -> Module:
+        """The module of ``concepts``: its classes are the distinct label functions of the other concepts."""
+        rest = tuple(c for c in range(len(self.sizes)) if c not in concepts)
+        table = np.zeros((math.prod(self.sizes[c] for c in concepts), math.prod(self.sizes[c] for c in rest)),
+                         dtype=np.int64)
+        table[self.combos(concepts), self.combos(rest)] = self.codes
+        return Module(concepts, _row_classes(table), children)
+
+    def labels_of(self, frontier: list) -> np.ndarray:
+        """The label code of each tuple of the frontier modules' classes (-1: no vector has it)."""
+        shape = tuple(m.range for m in frontier)
+        index = np.ravel_multi_index(tuple(m.classes[self.combos(m.concepts)] for m in frontier), shape)
+        table = np.full(math.prod(shape), -1, dtype=np.int64)
+        table[index] = self.codes
+        if not np.array_equal(table[index], self.codes):
+            raise BackendError("modules: the knowledge does not factor through its modules; please report")
+        return table.reshape(shape)
+
+    def swaps(self, a: Module, b: Module) -> bool:
+        """Whether mapping a's concepts onto b's (in order) and back keeps every label."""
+        if a.size != b.size or any(self.sizes[x] != self.sizes[y] for x, y in zip(a.concepts, b.concepts)):
+            return False
+        perm = list(range(len(self.sizes)))
+        for x, y in zip(a.concepts, b.concepts):
+            perm[x], perm[y] = y, x
+        moved = self.combos(tuple(range(len(self.sizes))), self.points[:, perm])
+        return bool(np.array_equal(self.codes[moved], self.codes))
+
+
+def _row_classes(table: np.ndarray) -> np.ndarray:
+    """Class id of each row of an integer table, equal rows alike (hashed, then checked)."""
+    weights = np.random.default_rng(0).integers(1, 1 << 62, size=table.shape[1], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        hashes = table @ weights
+    _, first, classes = np.unique(hashes, return_index=True, return_inverse=True)
+    classes = classes.ravel()
+    if not np.array_equal(table[first[classes]], table):  # a hash collision: sort the rows instead
+        classes = np.unique(table, axis=0, return_inverse=True)[1].ravel()
+    return classes
+
+
+_TREES: dict = {}  # id(task) -> (task, grid, top): finding modules costs a grid evaluation
+
+
+def _tree(task) -> tuple:
+    """(the grid, the top module) of a task, or (None, reason it does not apply)."""
+    hit = _TREES.get(id(task))
+    if hit is None or hit[0] is not task:
+        if len(_TREES) > 8:
+            _TREES.clear()
+        _TREES[id(task)] = hit = (task,) + _find_tree(task)
+    return hit[1:]
+
+
+def _find_tree(task) -> tuple:
+    if task.space_size > MAX_GRID:
+        return None, f"{task.space_size} concept vectors (over {MAX_GRID}) to find the modules"
+    base_concepts = knowledge_blocks(task)
+    if len(base_concepts) < 2 or len(base_concepts) > MAX_BASE or max(map(len, base_concepts)) < 2:
+        return None, "no knowledge modules (needs 2 to 8 classes of swappable concepts, one of 2 or more)"
+    g = _Grid(task)
+    nodes = [g.module(tuple(b)) for b in base_concepts]
+    while len(nodes) > 2:
+        best = None
+        for i, j in itertools.combinations(range(len(nodes)), 2):
+            union = g.module(nodes[i].concepts + nodes[j].concepts, (nodes[i], nodes[j]))
+            ratio = union.range / (nodes[i].range * nodes[j].range)
+            if ratio < 1 and (best is None or ratio < best[0]):
+                best = (ratio, i, j, union)
+        if best is None:
+            break
+        _, i, j, union = best
+        nodes = [n for t, n in enumerate(nodes) if t not in (i, j)] + [union]
+    top = g.module(tuple(c for n in nodes for c in n.concepts), tuple(nodes))
+    for m in _walk(top):
+        if m.children:
+            m.families = tuple(partition(len(m.children), lambda s, t: g.swaps(m.children[s], m.children[t])))
+    return g, top
+
+
+def _walk(m: Module):
+    yield m
+    for c in m.children:
+        yield from _walk(c)
+
+
+def _splits(m: Module) -> int:
+    """Source splits of ``m`` down to its base modules, one per orbit of swappable siblings."""
+    if not m.children:
+        return 1
+    ways = math.factorial(m.size) // math.prod(math.factorial(c.size) for c in m.children)
+    ways //= math.prod(math.factorial(len(f)) for f in m.families)
+    return ways * math.prod(_splits(c) for c in m.children)
+
+
+def _frontiers(top: Module) -> list:
+    """The frontiers met while splitting top-down: each internal module in turn replaced by its children."""
+    frontier, out = list(top.children), []
+    out.append(list(frontier))
+    while any(m.children for m in frontier):
+        i = next(t for t, m in enumerate(frontier) if m.children)
+        frontier[i:i + 1] = frontier[i].children
+        out.append(list(frontier))
+    return out
+
+
+def _assignments(sources: tuple, m: Module):
+    """Ways to deal ``sources`` to m's children; swappable siblings in order of their smallest source."""
+    after = {}  # child -> the sibling before it in its family
+    for fam in m.families:
+        for a, b in zip(fam, fam[1:]):
+            after[b] = a
+    pick: list = [None] * len(m.children)
+
+    def go(t: int, left: tuple):
+        if t == len(m.children):
+            yield tuple(pick)
+            return
+        for chosen in itertools.combinations(left, m.children[t].size):
+            if t in after and chosen[0] < pick[after[t]][0]:
+                continue
+            pick[t] = chosen
+            yield from go(t + 1, tuple(s for s in left if s not in chosen))
+
+    yield from go(0, sources)
+
+
+class _Tables:
+    """Whether some table per frontier module (source values -> class) reproduces every label (SAT).
+
+    A table entry that one support vector alone reads can take whatever value
+    suits that vector, so it is projected out of the vector's constraint first.
+    """
+
+    def __init__(self, g: _Grid, problem, frontiers: list):
+        self.vectors = np.asarray(problem.support.vectors, dtype=np.int64)
+        self.wanted = g.code_of(problem.labels)
+        self.g, self.tables, self.forbidden = g, {}, {}
+        for f in frontiers:
+            if math.prod(m.range for m in f) <= MAX_TUPLES:
+                self.tables[_key(f)] = g.labels_of(f)
+        self.tested = 0
+
+    def _forbidden(self, key: tuple, y: int, private: int) -> np.ndarray:
+        """Class tuples of the shared modules for which no value of the private ones gives label ``y``."""
+        hit = self.forbidden.get((key, y, private))
+        if hit is None:
+            ok = self.tables[key] == y
+            axes = tuple(i for i in range(ok.ndim) if private >> i & 1)
+            hit = self.forbidden[(key, y, private)] = np.argwhere(~ok.any(axis=axes) if axes else ~ok)
+        return hit
+
+    def possible(self, frontier: list, sources: list) -> bool:
+        key = _key(frontier)
+        if key not in self.tables:
+            return True
+        self.tested += 1
+        entries = [np.unique(self.g.combos(s, self.vectors), return_inverse=True)[1].ravel() for s in sources]
+        rows = np.unique(np.stack(entries + [self.wanted], axis=1), axis=0)
+        ranges = np.array([m.range for m in frontier], dtype=np.int64)
+        offsets = np.concatenate([[1], 1 + np.cumsum((rows[:, :-1].max(axis=0) + 1) * ranges)[:-1]])
+        private = np.zeros(len(rows), dtype=np.int64)
+        for i in range(len(frontier)):
+            _, inverse, uses = np.unique(rows[:, i], return_inverse=True, return_counts=True)
+            private |= (uses[inverse.ravel()] == 1).astype(np.int64) << i
+        clauses, shared = [], set()
+        for y, mask in {(int(y), int(p)) for y, p in zip(rows[:, -1], private)}:
+            bad = self._forbidden(key, y, mask)
+            if len(bad) == 0:
+                continue
+            cols = [i for i in range(len(frontier)) if not mask >> i & 1]
+            if not cols:
+                return False  # no class tuple gives this label at all
+            mine = rows[(rows[:, -1] == y) & (private == mask)][:, cols]
+            first = offsets[cols] + mine * ranges[cols]
+            clauses.append(-(first[:, None, :] + bad[None, :, :]).reshape(-1, len(cols)))
+            shared.update((i, int(e)) for i in cols for e in np.unique(first[:, cols.index(i)]))
+        if not clauses:
+            return True
+        from pysat.solvers import Solver
+        formula = [list(range(e, e + int(ranges[i]))) for i, e in shared]
+        for block in clauses:
+            formula.extend(block.tolist())
+        with Solver(name="minisat22", bootstrap_with=formula) as solver:
+            return solver.solve()
+
+
+def _key(frontier: list) -> tuple:
+    return tuple(id(m) for m in frontier)
+
+
+def count_modules(problem, deadline: Deadline) -> tuple:
+    """(count, splits tested, concept assignments counted) for a problem that :func:`applies`."""
+    g, top = _tree(problem.task)
+    if g is None:
+        raise BackendError(f"modules: {top}")
+    frontiers = _frontiers(top)
+    tables = _Tables(g, problem, frontiers)
+    k = problem.task.k
+    orbit = math.prod(math.factorial(len(f)) for m in _walk(top) for f in m.families)
+    blocks = math.prod(math.factorial(m.size) for m in _walk(top) if not m.children)
+    counted = [0]
+
+    def leaf(frontier: list, sources: list) -> int:
+        sigma = [0] * k
+        for m, s in zip(frontier, sources):
+            for c, src in zip(m.concepts, sorted(s)):
+                sigma[c] = src
+        counted[0] += 1
+        enc = encode(problem, sigma=tuple(sigma), deadline=deadline)
+        return count_cnf(enc.nvars, enc.clauses, enc.alpha)
+
+    def go(level: int, sources: list) -> int:
+        deadline.check()
+        frontier = frontiers[level]
+        if not tables.possible(frontier, sources):
+            return 0
+        if level == len(frontiers) - 1:
+            return leaf(frontier, sources)
+        i = next(t for t, m in enumerate(frontier) if m.children)
+        return sum(go(level + 1, sources[:i] + list(deal) + sources[i + 1:])
+                   for deal in _assignments(tuple(sorted(sources[i])), frontier[i]))
+
+    total = sum(go(0, list(deal)) for deal in _assignments(tuple(range(k)), top))
+    return total * orbit * blocks, tables.tested, counted[0]
+
+
+def applies(problem) -> bool:
+    """Whether the class is complete, the support listed, nothing supervised, and the knowledge has modules."""
+    if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
+        return False
+    g, top = _tree(problem.task)
+    return g is not None and _splits(top) <= MAX_LEAVES
+
+
+class ModulesCounter:
+    """Exact counts of complete maps when the knowledge reads its concepts through a few modules."""
+
+    name = "modules"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return missing("pyganak", "pyganak") or missing("pysat", "python-sat")
+
+    def applies(self, problem) -> bool:
+        return applies(problem)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
+            raise BackendError(f"modules counts classes {', '.join(CLASSES)} on a listed support without "
+                               f"supervision; use --backend ganak")
+        g, top = _tree(problem.task)
+        if g is None:
+            raise BackendError(f"modules: {top}; use --backend ganak")
+        if _splits(top) > MAX_LEAVES:
+            raise BackendError(f"modules: {_splits(top)} source splits (over {MAX_LEAVES}); use --backend ganak")
+        total, tested, counted = run_isolated(lambda: count_modules(problem, Deadline(options.timeout, self.name)),
+                                              self.name, options.timeout, options.memory_mb, options.progress)
+        return Tally(total, notes=(f"modules: {_show(top, problem.task)}; {tested} source splits tested, "
+                                   f"{counted} concept assignment(s) counted by Ganak", GANAK_NOTE))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+def _show(m: Module, task) -> str:
+    if not m.children:
+        return "{" + ", ".join(task.concepts[c].name for c in m.concepts) + "}"
+    return "(" + " + ".join(_show(c, task) for c in m.children) + f") [{m.range} classes]"
+
+
+BACKEND = ModulesCounter()
