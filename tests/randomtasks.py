@@ -215,3 +215,70 @@ def random_product_problem(seed: int, map_class: str):
         if problem is not None:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def random_modular_problem(seed: int, map_class: str, twins: bool = False):
+    """A random task whose labels read blocks of concepts only through symmetric features (sums, parities,
+    all-equal, max), on a random unsupervised sample; ``twins``: two blocks the knowledge can swap."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        k = rng.randint(4 if twins else 3, 5 if map_class == "permutation" else 4)
+        sizes = rng.choice([[2, 1], [2, 2], [3], [2, 1, 1], [3, 1], [3, 2], [2, 2, 1]])
+        sizes = [s for s in sizes if s <= k]
+        while sum(sizes) < k:
+            sizes.append(1)
+        while sum(sizes) > k:
+            sizes[sizes.index(max(sizes))] -= 1
+        names = [f"c{i + 1}" for i in range(k)]
+        concepts, features, at = {}, [], 0
+        for size in sizes:
+            domain = "0..2" if rng.random() < 0.2 and size <= 2 else "0..1"
+            block = names[at:at + size]
+            at += size
+            concepts.update({n: domain for n in block})
+            kind = rng.choice(["sum", "parity", "equal", "max"]) if size > 1 else "one"
+            if kind == "sum":
+                features.append("(" + " + ".join(block) + ")")
+            elif kind == "parity":
+                features.append("((" + " + ".join(block) + ") % 2)")
+            elif kind == "equal":
+                features.append("ITE(" + " & ".join(f"({a} == {b})" for a, b in zip(block, block[1:])) + ", 1, 0)")
+            elif kind == "max":
+                features.append("Max(" + ", ".join(block) + ")" if size == 2 else
+                                f"Max({block[0]}, Max({block[1]}, {block[2]}))")
+            else:
+                features.append(block[0])
+
+        def atom():
+            a = rng.choice(features)
+            if rng.random() < 0.5 and len(features) > 1:
+                b = rng.choice([f for f in features if f != a])
+                return f"({a} {rng.choice(['==', '!=', '>', '<='])} {b})"
+            return f"({a} {rng.choice(['==', '!=', '>='])} {rng.randint(0, 2)})"
+
+        def expr(depth):
+            if depth == 0 or rng.random() < 0.3:
+                return atom()
+            op = rng.choice(["&", "|", "^", "~"])
+            return f"~({expr(depth - 1)})" if op == "~" else f"({expr(depth - 1)} {op} {expr(depth - 1)})"
+        labels = [expr(2) for _ in range(rng.randint(1, 2))]
+        if twins or (rng.random() < 0.4 and k >= 4):
+            # twins: two blocks of one kind that the label treats alike, so the knowledge can swap them
+            a, b = "(c1 + c2)", "(c3 + c4)"
+            for n in names[:4]:
+                concepts[n] = "0..1"
+            if rng.random() < 0.5:
+                a, b = f"(({a}) % 2)", f"(({b}) % 2)"
+            v = rng.randint(0, 2)
+            pred = rng.choice(["==", ">=", "!="])
+            twin = rng.choice([f"({a} == {b})", f"(({a} {pred} {v}) & ({b} {pred} {v}))",
+                               f"(({a} {pred} {v}) | ({b} {pred} {v}))", f"(({a} {pred} {v}) ^ ({b} {pred} {v}))"])
+            rest = names[4:]
+            labels = [f"({twin} {rng.choice(['&', '|', '^'])} ({rest[0]} >= 1))" if rest and rng.random() < 0.6
+                      else twin]
+        task = rscount.task_from_spec({"name": "rmod", "concepts": concepts, "labels": labels})
+        rows = rng.sample(range(task.space_size), rng.randint(1, min(task.space_size, 16)))
+        problem = rscount.make_problem(task, map_class=map_class, support=_rows(task, rows))
+        if number_of_candidates(problem) <= LIMIT // 60:
+            return problem
+    raise RuntimeError("no small problem found")

@@ -287,8 +287,12 @@ def count_modules(problem, deadline: Deadline) -> tuple:
         for m, s in zip(frontier, sources):
             for c, src in zip(m.concepts, sorted(s)):
                 sigma[c] = src
-        counted[0] += 1
         enc = encode(problem, sigma=tuple(sigma), deadline=deadline)
+        from pysat.solvers import Solver
+        with Solver(name="minisat22", bootstrap_with=enc.clauses) as solver:
+            if not solver.solve():
+                return 0
+        counted[0] += 1
         return count_cnf(enc.nvars, enc.clauses, enc.alpha)
 
     def go(level: int, sources: list) -> int:
