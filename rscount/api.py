@@ -70,8 +70,10 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
-    first answer: on a listed sampled support the entry search against Ganak,
-    else the structural counter (or SDD compilation) against Ganak.
+    first answer: on a listed sampled support the entry search against Ganak
+    (against the modules counter instead where the knowledge has modules: it
+    counts its survivors with Ganak), else the structural counter (or SDD
+    compilation) against Ganak.
     """
     if approx:
         if exact:
@@ -80,7 +82,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     if problem.map_class == "joint":
         return ("closed-form",)
     if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
-        return ("search", "ganak") if COUNTERS["ganak"].unavailable() is None else ("search",)
+        plan = ("search", "modules") if COUNTERS["modules"].applies(problem) else ("search", "ganak")
+        return tuple(n for n in plan if COUNTERS[n].unavailable() is None)
     if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
         return ("structural", "ganak") if COUNTERS["ganak"].unavailable() is None else ("structural",)
     plan = tuple(n for n in ("sdd", "ganak", "enumerate") if COUNTERS[n].unavailable() is None)
@@ -126,9 +129,6 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["arithmetic"].applies(problem):
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
-        if COUNTERS["modules"].unavailable() is None and COUNTERS["modules"].applies(problem):
-            first.append(("modules", lambda t: count_problem(problem, "modules", timeout=t, memory_mb=memory_mb,
-                                                              progress=progress)))
     first_notes: list = []
     for what, go in first:
         tried = time.perf_counter()
@@ -182,7 +182,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
         notes.append(f"{' and '.join(plan)} ran side by side; {name} finished first"
                      + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
-                     + ("" if failed else f" and {', '.join(others)} was stopped"))
+                     + ("" if failed else f" and {' and '.join(others)} {'was' if len(others) == 1 else 'were'} stopped"))
     encoding = built.get("cnf")
     seconds = time.perf_counter() - began
     if tally.count < 1:

@@ -139,6 +139,9 @@ def _find_tree(task) -> tuple:
     base_concepts = knowledge_blocks(task)
     if len(base_concepts) < 2 or len(base_concepts) > MAX_BASE or max(map(len, base_concepts)) < 2:
         return None, "no knowledge modules (needs 2 to 8 classes of swappable concepts, one of 2 or more)"
+    splits = math.factorial(task.k) // math.prod(math.factorial(len(b)) for b in base_concepts)
+    if splits > MAX_LEAVES * math.factorial(len(base_concepts)):  # siblings swap at most this much away
+        return None, f"{splits} ways to give the modules their sources (limit {MAX_LEAVES})"
     g = _Grid(task)
     nodes = [g.module(tuple(b)) for b in base_concepts]
     while len(nodes) > 2:
