@@ -37,7 +37,7 @@ from .ganak import NOTE as GANAK_NOTE
 from .ganak import count_cnf
 
 CLASSES = ("complete", "permutation")
-MAX_GRID = 1 << 21  # concept vectors evaluated to find the modules
+MAX_GRID = 1 << 20  # concept vectors evaluated to find the modules
 MAX_BASE = 8  # base modules (pairs of them are tried for merging)
 MAX_TUPLES = 1 << 12  # class tuples of a frontier beyond which its split is not tested
 MAX_LEAVES = 1 << 20  # splits down to the base modules, before any pruning
@@ -61,7 +61,7 @@ class _Grid:
 
     def __init__(self, task):
         self.task, self.sizes = task, tuple(task.sizes)
-        self.points = grid(self.sizes)
+        self.points = grid(self.sizes).astype(np.int8 if max(self.sizes) <= 127 else np.int64)
         self.label_rows, codes = np.unique(task.evaluate(self.points).astype(np.int64), axis=0,
                                            return_inverse=True)
         self.codes = codes.ravel()
