@@ -51,3 +51,11 @@ def test_large_count_estimate():
     exact = rscount.count("xor4", map_class="free", backend="ganak").count
     est = rscount.count("xor4", map_class="free", approx=True)
     assert est.lower <= exact <= est.upper
+
+
+def test_a_time_out_does_not_advise_approximating():
+    """ApproxMC already approximates: its time-out suggests a looser epsilon/delta, not --approx."""
+    problem = rscount.make_problem("kand-logic", support="by-label:100")
+    with pytest.raises(rscount.CountTimeout, match="loosen --epsilon") as info:
+        rscount.count_problem(problem, approx=True, timeout=1)
+    assert "--approx" not in str(info.value)

@@ -145,6 +145,13 @@ def _child(conn, fn, memory_mb):
         conn.close()
 
 
+def _advice(backend: str, limit: str) -> str:
+    """What to do after running out of a limit: approximate, unless that is what ran out."""
+    if backend == "approxmc":
+        return f"raise {limit} or loosen --epsilon / --delta"
+    return f"raise {limit} or try --approx"
+
+
 def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memory_mb: int | None = None,
                  progress: Optional[Callable[[str], None]] = None):
     """Run ``fn()`` in a forked child under a time and memory limit; return its result."""
@@ -173,7 +180,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
             _check_cancelled(backend)
             waited = time.monotonic() - start
             if timeout is not None and waited >= timeout:
-                raise CountTimeout(f"{backend} timed out after {timeout:g} s; raise --timeout or try --approx")
+                raise CountTimeout(f"{backend} timed out after {timeout:g} s; {_advice(backend, '--timeout')}")
             if progress is not None and waited - reported >= 2.0:
                 reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
@@ -185,7 +192,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
     if status == "ok":
         return payload
     if status == "memory" or (status == "died" and memory_mb):
-        raise BackendError(f"{backend} ran out of memory (limit {memory_mb} MB); raise --memory-limit or try --approx")
+        raise BackendError(f"{backend} ran out of memory (limit {memory_mb} MB); {_advice(backend, '--memory-limit')}")
     if status == "died":
         raise BackendError(f"{backend} crashed (exit code {proc.exitcode}); try another --backend")
     name, msg, _ = payload
