@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -194,7 +195,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding, notes=tuple(notes) + tally.notes,
-        warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding))
+        warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
 
 
 def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress) -> CountResult:
@@ -260,15 +261,34 @@ def _wants_cnf(counter, problem: Problem) -> bool:
     return wants(problem) if wants is not None else counter.needs_cnf
 
 
-def _enumerator(problem: Problem, encoding):
+def _enumerator(problem: Problem, encoding, count: int | None = None):
     def maps(limit):
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
         if encoding is None and COUNTERS["automorphism"].applies(problem):
             return COUNTERS["automorphism"].enumerate(problem, None, limit)
+        found = _optimal_everywhere(problem, limit)
+        if len(found) == limit or len(found) == count:
+            return iter(found)
         enc = encoding if encoding is not None else encode(problem)
-        return COUNTERS["enumerate"].enumerate(problem, enc, limit)
+        more = (m for m in COUNTERS["enumerate"].enumerate(problem, enc, None) if m not in found)
+        return itertools.chain(found, itertools.islice(more, None if limit is None else limit - len(found)))
     return maps
+
+
+def _optimal_everywhere(problem: Problem, limit) -> list:
+    """Up to ``limit`` maps optimal on every concept vector, hence on any sample (none under supervision).
+
+    SAT enumeration over a sample can take long to find even one map of a
+    large complete problem (Kand-Logic by-label:1000); these come from the
+    knowledge's symmetries at once, and often are all the maps there are.
+    """
+    if problem.support.exhaustive or problem.supervision or limit == 0:
+        return []
+    full = Problem(problem.task, supports.exhaustive(problem.task), problem.map_class)
+    if full.support.data is None or not COUNTERS["automorphism"].applies(full):
+        return []
+    return list(itertools.islice(COUNTERS["automorphism"].enumerate(full, None, limit), limit))
 
 
 def _encoding_progress(progress, n: int):

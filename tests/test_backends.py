@@ -67,6 +67,36 @@ class TestEnumerate(Contract):
         assert any(m.is_identity for m in maps)
 
 
+class TestMapsOnSamples:
+    """Maps listed for a sampled support start with those optimal everywhere, then SAT; all optimal, distinct."""
+
+    @pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
+    def test_all_and_first_maps(self, cls):
+        from rscount.api import _optimal_everywhere
+        from rscount.counters.bruteforce import _rows, label_table, optimal
+        used = 0
+        for seed in range(40):
+            problem = random_problem(seed, cls)
+            if problem.support.exhaustive:
+                continue
+            result = rscount.count_problem(problem)
+            table, rows = label_table(problem.task), _rows(problem)
+            everywhere = _optimal_everywhere(problem, None)
+            used += bool(everywhere)
+            for limit in (None, 3):
+                maps = list(result.maps(limit))
+                assert len(maps) == (result.count if limit is None else min(3, result.count))
+                assert len({m.assign for m in maps}) == len(maps)
+                assert all(optimal(m.assign, rows, table, problem.task.k) for m in maps), problem.describe()
+            assert all(m in set(result.maps(None)) for m in everywhere)
+        assert used >= 10
+
+    def test_kand_logic_lists_maps_at_once(self):
+        """SAT enumeration finds no map of this complete CNF in minutes; the symmetries give them at once."""
+        maps = list(rscount.count("kand-logic", support="by-label:1000").maps(3))
+        assert len(maps) == 3 and maps[0].is_identity
+
+
 class TestStructural(Contract):
     backend = "structural"
     classes = ["complete", "permutation"]
