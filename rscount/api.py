@@ -14,6 +14,7 @@ from typing import Callable, Optional, Sequence
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
 from .counters.base import Cancelled, Deadline, race
+from .counters.enumerate import models
 from .encoding import encode
 from .errors import BackendError, EncodingError, SupportError
 from .problem import Problem, make_supervision
@@ -195,7 +196,8 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding, notes=tuple(notes) + tally.notes,
-        warnings=problem.task.warnings, _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
+        warnings=problem.task.warnings,
+        _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
 
 
 def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress) -> CountResult:
@@ -262,7 +264,7 @@ def _wants_cnf(counter, problem: Problem) -> bool:
 
 
 def _enumerator(problem: Problem, encoding, count: int | None = None):
-    def maps(limit):
+    def maps(limit, timeout=None):
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
         if encoding is None and COUNTERS["automorphism"].applies(problem):
@@ -270,8 +272,9 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
         found = _optimal_everywhere(problem, limit)
         if len(found) == limit or len(found) == count:
             return iter(found)
-        enc = encoding if encoding is not None else encode(problem)
-        more = (m for m in COUNTERS["enumerate"].enumerate(problem, enc, None) if m not in found)
+        deadline = Deadline(timeout, "listing maps", "raise --timeout or ask for fewer maps")
+        enc = encoding if encoding is not None else encode(problem, deadline=deadline)
+        more = (m for m in map(enc.decode, models(enc, None, deadline)) if m not in found)
         return itertools.chain(found, itertools.islice(more, None if limit is None else limit - len(found)))
     return maps
 

@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
                                    epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
                                    memory_mb=args.memory_limit, progress=progress)
-        maps = [str(m) for m in result.maps(args.enumerate)] if args.enumerate else []
+        maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
         if args.json:
             data = result.to_dict()
             if args.enumerate is not None:

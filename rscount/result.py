@@ -109,11 +109,14 @@ class CountResult:
     def has_shortcuts(self) -> bool:
         return self.count > 1 if self.exact else (self.lower or 0) > 1
 
-    def maps(self, limit: int | None = 10) -> Iterator:
-        """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one."""
+    def maps(self, limit: int | None = 10, timeout: float | None = None) -> Iterator:
+        """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one.
+
+        A SAT search for them stops with CountTimeout after ``timeout`` seconds.
+        """
         if self._enumerate is None:
             raise NotImplementedError("this result carries no problem to enumerate maps from")
-        return self._enumerate(limit)
+        return self._enumerate(limit, timeout)
 
     def to_dict(self) -> dict:
         return {

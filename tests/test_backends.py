@@ -91,6 +91,18 @@ class TestMapsOnSamples:
             assert all(m in set(result.maps(None)) for m in everywhere)
         assert used >= 10
 
+    def test_a_hard_solve_stops_at_the_deadline(self):
+        """No SAT solver here finds a model of Kand-Logic's complete CNF on 100 vectors in minutes."""
+        import time
+        from rscount.counters.base import Deadline
+        from rscount.counters.enumerate import models
+        from rscount.encoding import encode
+        enc = encode(rscount.make_problem("kand-logic", support="by-label:100"))
+        began = time.monotonic()
+        with pytest.raises(rscount.CountTimeout, match="^listing maps timed out after 1 s; raise --timeout"):
+            next(models(enc, None, Deadline(1, "listing maps", "raise --timeout or ask for fewer maps")))
+        assert time.monotonic() - began < 30
+
     def test_kand_logic_lists_maps_at_once(self):
         """SAT enumeration finds no map of this complete CNF in minutes; the symmetries give them at once."""
         maps = list(rscount.count("kand-logic", support="by-label:1000").maps(3))

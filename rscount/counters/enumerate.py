@@ -5,19 +5,39 @@ from ..result import Tally
 from .base import Deadline, Options, missing
 
 SOLVER = "cadical153"
+INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked
 
 
 def models(encoding, limit=None, deadline=None):
-    """Yield the sets of true alpha variables of the optimal maps."""
+    """Yield the sets of true alpha variables of the optimal maps.
+
+    A deadline with an end is checked between models and also stops a long
+    solve (by Glucose, which can be interrupted).
+    """
+    import threading
+    import time
+
     from pysat.solvers import Solver
 
     alpha = encoding.alpha
-    with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
+    end = getattr(deadline, "end", None)
+    with Solver(name=SOLVER if end is None else INTERRUPTIBLE, bootstrap_with=encoding.clauses) as solver:
         found = 0
         while limit is None or found < limit:
             if deadline is not None:
                 deadline.check()
-            if not solver.solve():
+            if end is None:
+                sat = solver.solve()
+            else:
+                timer = threading.Timer(max(end - time.monotonic(), 0.0), solver.interrupt)
+                timer.start()
+                sat = solver.solve_limited(expect_interrupt=True)
+                timer.cancel()
+                if sat is None:  # interrupted: the deadline has passed
+                    deadline.check()
+                    solver.clear_interrupt()
+                    continue
+            if not sat:
                 return
             model = solver.get_model()
             true = frozenset(v for v in alpha if v <= len(model) and model[v - 1] > 0)
