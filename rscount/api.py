@@ -274,7 +274,7 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
             return iter(found)
         deadline = Deadline(timeout, "listing maps", "raise --timeout or ask for fewer maps")
         enc = encoding if encoding is not None else encode(problem, deadline=deadline)
-        more = (m for m in map(enc.decode, models(enc, None, deadline)) if m not in found)
+        more = (m for m in map(enc.decode, models(enc, None, deadline, interruptible=True)) if m not in found)
         return itertools.chain(found, itertools.islice(more, None if limit is None else limit - len(found)))
     return maps
 

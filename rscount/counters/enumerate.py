@@ -8,11 +8,11 @@ SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked
 
 
-def models(encoding, limit=None, deadline=None):
+def models(encoding, limit=None, deadline=None, interruptible: bool = False):
     """Yield the sets of true alpha variables of the optimal maps.
 
-    A deadline with an end is checked between models and also stops a long
-    solve (by Glucose, which can be interrupted).
+    A deadline is checked between models; ``interruptible`` also stops a long
+    solve at the deadline (by solving with Glucose, which can be interrupted).
     """
     import threading
     import time
@@ -20,7 +20,7 @@ def models(encoding, limit=None, deadline=None):
     from pysat.solvers import Solver
 
     alpha = encoding.alpha
-    end = getattr(deadline, "end", None)
+    end = getattr(deadline, "end", None) if interruptible else None
     with Solver(name=SOLVER if end is None else INTERRUPTIBLE, bootstrap_with=encoding.clauses) as solver:
         found = 0
         while limit is None or found < limit:
