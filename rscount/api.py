@@ -288,8 +288,9 @@ def _optimal_everywhere(problem: Problem, limit) -> list:
     """
     if problem.support.exhaustive or problem.supervision or limit == 0:
         return []
-    full = Problem(problem.task, supports.exhaustive(problem.task), problem.map_class)
-    if full.support.data is None or not COUNTERS["automorphism"].applies(full):
+    every = Support(None, "exhaustive", exhaustive=True, size=problem.task.space_size)  # read off the knowledge
+    full = Problem(problem.task, every, problem.map_class)
+    if not COUNTERS["automorphism"].applies(full):
         return []
     return list(itertools.islice(COUNTERS["automorphism"].enumerate(full, None, limit), limit))
 

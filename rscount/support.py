@@ -70,7 +70,7 @@ def row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
     the distinct rows.
     """
     if math.prod(radix) < 1 << 62:
-        weights = np.cumprod([1, *radix[:0:-1]], dtype=np.int64)[::-1]
+        weights = np.cumprod([1, *radix[:0:-1]], dtype=np.int64)[::-1][:len(radix)]  # no column: all 0
         return digits @ weights
     return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
 

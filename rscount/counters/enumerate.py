@@ -1,6 +1,9 @@
 """SAT enumeration with python-sat: block each model on the alpha variables."""
 from __future__ import annotations
 
+import threading
+import time
+
 from ..result import Tally
 from .base import Deadline, Options, missing
 
@@ -14,9 +17,6 @@ def models(encoding, limit=None, deadline=None, interruptible: bool = False):
     A deadline is checked between models; ``interruptible`` also stops a long
     solve at the deadline (by solving with Glucose, which can be interrupted).
     """
-    import threading
-    import time
-
     from pysat.solvers import Solver
 
     alpha = encoding.alpha

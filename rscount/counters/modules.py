@@ -30,7 +30,7 @@ import numpy as np
 from ..encoding import encode
 from ..errors import BackendError
 from ..result import Tally
-from ..support import grid
+from ..support import grid, row_codes
 from ..symmetry import knowledge_blocks, partition
 from .base import Deadline, Options, missing, run_isolated
 from .ganak import NOTE as GANAK_NOTE
@@ -74,10 +74,7 @@ class _Grid:
     def combos(self, concepts: tuple, vectors: np.ndarray | None = None) -> np.ndarray:
         """Mixed-radix index of each vector's values on ``concepts`` (grid points by default)."""
         vectors = self.points if vectors is None else vectors
-        out = np.zeros(len(vectors), dtype=np.int64)
-        for c in concepts:
-            out = out * self.sizes[c] + vectors[:, c]
-        return out
+        return row_codes(vectors[:, list(concepts)], [self.sizes[c] for c in concepts])
 
     def module(self, concepts: tuple, children: tuple = ()) -> Module:
         """The module of ``concepts``: its classes are the distinct label functions of the other concepts."""
@@ -261,12 +258,16 @@ class _Tables:
             shared.update((i, int(e)) for i in cols for e in np.unique(first[:, cols.index(i)]))
         if not clauses:
             return True
-        from pysat.solvers import Solver
         formula = [list(range(e, e + int(ranges[i]))) for i, e in shared]
         for block in clauses:
             formula.extend(block.tolist())
-        with Solver(name="minisat22", bootstrap_with=formula) as solver:
-            return solver.solve()
+        return _satisfiable(formula)
+
+
+def _satisfiable(clauses) -> bool:
+    from pysat.solvers import Solver
+    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
+        return solver.solve()
 
 
 def _key(frontier: list) -> tuple:
@@ -275,9 +276,10 @@ def _key(frontier: list) -> tuple:
 
 def count_modules(problem, deadline: Deadline) -> tuple:
     """(count, splits tested, concept assignments counted) for a problem that :func:`applies`."""
+    why = _why_not(problem)
+    if why:
+        raise BackendError(why)
     g, top = _tree(problem.task)
-    if g is None:
-        raise BackendError(f"modules: {top}")
     frontiers = _frontiers(top)
     tables = _Tables(g, problem, frontiers)
     k = problem.task.k
@@ -291,10 +293,8 @@ def count_modules(problem, deadline: Deadline) -> tuple:
             for c, src in zip(m.concepts, sorted(s)):
                 sigma[c] = src
         enc = encode(problem, sigma=tuple(sigma), deadline=deadline)
-        from pysat.solvers import Solver
-        with Solver(name="minisat22", bootstrap_with=enc.clauses) as solver:
-            if not solver.solve():
-                return 0
+        if not _satisfiable(enc.clauses):
+            return 0
         counted[0] += 1
         return count_cnf(enc.nvars, enc.clauses, enc.alpha)
 
@@ -313,12 +313,21 @@ def count_modules(problem, deadline: Deadline) -> tuple:
     return total * orbit * blocks, tables.tested, counted[0]
 
 
+def _why_not(problem) -> str | None:
+    """Why modules cannot count this problem, or None."""
+    if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
+        return f"modules counts classes {', '.join(CLASSES)} on a listed support without supervision"
+    g, top = _tree(problem.task)
+    if g is None:
+        return f"modules: {top}"
+    if _splits(top) > MAX_LEAVES:
+        return f"modules: {_splits(top)} source splits (over {MAX_LEAVES})"
+    return None
+
+
 def applies(problem) -> bool:
     """Whether the class is complete, the support listed, nothing supervised, and the knowledge has modules."""
-    if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
-        return False
-    g, top = _tree(problem.task)
-    return g is not None and _splits(top) <= MAX_LEAVES
+    return _why_not(problem) is None
 
 
 class ModulesCounter:
@@ -335,14 +344,10 @@ class ModulesCounter:
         return applies(problem)
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
-            raise BackendError(f"modules counts classes {', '.join(CLASSES)} on a listed support without "
-                               f"supervision; use --backend ganak")
-        g, top = _tree(problem.task)
-        if g is None:
-            raise BackendError(f"modules: {top}; use --backend ganak")
-        if _splits(top) > MAX_LEAVES:
-            raise BackendError(f"modules: {_splits(top)} source splits (over {MAX_LEAVES}); use --backend ganak")
+        why = _why_not(problem)
+        if why:
+            raise BackendError(f"{why}; use --backend ganak")
+        top = _tree(problem.task)[1]
         total, tested, counted = run_isolated(lambda: count_modules(problem, Deadline(options.timeout, self.name)),
                                               self.name, options.timeout, options.memory_mb, options.progress)
         return Tally(total, notes=(f"modules: {_show(top, problem.task)}; {tested} source splits tested, "
