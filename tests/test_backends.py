@@ -103,6 +103,15 @@ class TestMapsOnSamples:
             next(models(enc, None, Deadline(1, "listing maps", "raise --timeout or ask for fewer maps"), True))
         assert time.monotonic() - began < 30
 
+    def test_counting_by_enumeration_stops_at_the_timeout(self):
+        """``--backend enumerate --timeout`` once ran on for minutes inside one CaDiCaL solve."""
+        import time
+        problem = rscount.make_problem("kand-logic", support="by-label:100")
+        began = time.monotonic()
+        with pytest.raises(rscount.CountTimeout, match="^enumerate timed out after"):
+            rscount.count_problem(problem, "enumerate", timeout=2)
+        assert time.monotonic() - began < 30
+
     def test_kand_logic_lists_maps_at_once(self):
         """SAT enumeration finds no map of this complete CNF in minutes; the symmetries give them at once."""
         maps = list(rscount.count("kand-logic", support="by-label:1000").maps(3))

@@ -5,7 +5,7 @@ import threading
 import time
 
 from ..result import Tally
-from .base import Deadline, Options, missing
+from .base import Options, missing, run_isolated
 
 SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked
@@ -55,11 +55,9 @@ class Enumerate:
         return missing("pysat.solvers", "python-sat")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        deadline = Deadline(options.timeout, self.name)
-        n = 0
-        for n, _ in enumerate(models(encoding, deadline=deadline), start=1):
-            if options.progress is not None and n % 10000 == 0:
-                options.progress(f"enumerate: {n} maps so far")
+        # in a child, as the other native counters: one CaDiCaL solve can outlast --timeout and ignores interrupt()
+        n = run_isolated(lambda: sum(1 for _ in models(encoding)), self.name, options.timeout, options.memory_mb,
+                         options.progress)
         return Tally(n)
 
     def enumerate(self, problem, encoding, limit):
