@@ -16,7 +16,7 @@ from .counters import COUNTERS, Options, get_counter
 from .counters.base import Cancelled, Deadline, race
 from .counters.enumerate import models
 from .encoding import encode
-from .errors import BackendError, EncodingError, SupportError
+from .errors import BackendError, CountTimeout, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally, format_count
 from .split import split_problem, split_shared
@@ -132,12 +132,14 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
     first_notes: list = []
+    gave_up: list = []
     for what, go in first:
         tried = time.perf_counter()
         try:
             return go(None if timeout is None else timeout / 2)
         except BackendError as exc:  # too little structure or out of its share of time: count generically
             first_notes.append(f"{what} gave up ({exc}); counted generically")
+            gave_up.append(what)
             if timeout is not None:
                 timeout -= time.perf_counter() - tried
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
@@ -174,17 +176,25 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     notes: list = first_notes
     quick = getattr(counters[0], "quick", None) if backend is None and len(plan) > 1 else None
     tally = quick(problem) if quick is not None else None
-    if tally is not None:
-        name = plan[0]
-    elif len(plan) == 1:
-        name, tally = plan[0], attempt(counters[0])()
-    else:
-        name, tally, lost = race([(n, attempt(c)) for n, c in zip(plan, counters)])
-        others = [n for n in plan if n != name]
-        failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
-        notes.append(f"{' and '.join(plan)} ran side by side; {name} finished first"
-                     + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
-                     + ("" if failed else f" and {' and '.join(others)} {'was' if len(others) == 1 else 'were'} stopped"))
+    try:
+        if tally is not None:
+            name = plan[0]
+        elif len(plan) == 1:
+            name, tally = plan[0], attempt(counters[0])()
+        else:
+            name, tally, lost = race([(n, attempt(c)) for n, c in zip(plan, counters)])
+            others = [n for n in plan if n != name]
+            failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
+            notes.append(f"{' and '.join(plan)} ran side by side; {name} finished first"
+                         + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
+                         + ("" if failed else f" and {' and '.join(others)} "
+                                              f"{'was' if len(others) == 1 else 'were'} stopped"))
+    except CountTimeout as exc:
+        if not gave_up:
+            raise
+        what, _, advice = str(exc).partition("; ")  # say where the rest of --timeout went
+        raise CountTimeout(f"{' and '.join(gave_up)} gave up, then {what} (the rest of the time limit); "
+                           f"{advice}") from None
     encoding = built.get("cnf")
     seconds = time.perf_counter() - began
     if tally.count < 1:

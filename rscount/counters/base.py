@@ -126,7 +126,7 @@ class Deadline:
     def check(self) -> None:
         _check_cancelled(self.backend)
         if self.end is not None and time.monotonic() > self.end:
-            raise CountTimeout(f"{self.backend} timed out after {self.seconds:g} s; {self.advice}")
+            raise CountTimeout(f"{self.backend} timed out after {self.seconds:.3g} s; {self.advice}")
 
 
 def _child(conn, fn, memory_mb):
@@ -180,7 +180,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
             _check_cancelled(backend)
             waited = time.monotonic() - start
             if timeout is not None and waited >= timeout:
-                raise CountTimeout(f"{backend} timed out after {timeout:g} s; {_advice(backend, '--timeout')}")
+                raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, '--timeout')}")
             if progress is not None and waited - reported >= 2.0:
                 reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
