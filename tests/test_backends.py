@@ -151,6 +151,23 @@ def test_structural_double_cosets_cover_all_permutations():
         assert len({sigma for sigma, _ in reps}) == len(reps)
 
 
+
+@pytest.mark.parametrize("cls", ["free", "complete", "permutation", "disentangled", "shared"])
+def test_bruteforce_says_how_many_maps_it_would_try(cls):
+    """The size check is exact (it once printed 10^18 for any complete task over 6 concepts)."""
+    from rscount.counters.bruteforce import candidates, number_of_candidates
+    checked = 0
+    for seed in range(60):
+        problem = random_problem(seed, cls)
+        if number_of_candidates(problem) <= 200_000:
+            assert sum(1 for _ in candidates(problem)) == number_of_candidates(problem)
+            checked += 1
+    assert checked >= 10
+    kand = rscount.make_problem("kand-logic", support="by-label:100")
+    assert number_of_candidates(kand) == (12 * 3 ** 3) ** 12  # each concept: a target, a value map into it
+    with pytest.raises(rscount.BackendError, match=r"^bruteforce would try about 1\.3e\+30 maps"):
+        rscount.count_problem(kand, "bruteforce")
+
 def test_exact_keeps_ganak_when_sdd_fails(monkeypatch):
     from rscount.counters import sdd
 

@@ -48,16 +48,15 @@ def candidates(problem):
 
 
 def number_of_candidates(problem) -> int:
+    """How many maps of the problem's class bruteforce would try (exactly, without listing them)."""
     task, cls = problem.task, problem.map_class
     k, sizes = task.k, task.sizes
     if cls == "free":
         return sum(sizes) ** sum(sizes)
-    if cls == "complete":
-        return sum(math.prod(sizes[t[j]] ** sizes[j] for j in range(k))
-                   for t in itertools.product(range(k), repeat=k)) if k <= 6 else 10 ** 18
+    if cls == "complete":  # each gt concept picks its target and a value map into it, independently
+        return math.prod(sum(s ** sizes[j] for s in sizes) for j in range(k))
     if cls == "permutation":
-        return sum(math.prod(sizes[t[j]] ** sizes[j] for j in range(k))
-                   for t in itertools.permutations(range(k))) if k <= 7 else 10 ** 18
+        return _permanent_by_size(sizes)
     if cls == "disentangled":
         return math.prod(s ** s for s in sizes)
     if cls == "shared":
@@ -66,6 +65,22 @@ def number_of_candidates(problem) -> int:
         n = task.space_size
         return n ** n
     raise BackendError(f"bruteforce does not handle class {cls!r}")
+
+
+def _permanent_by_size(sizes) -> int:
+    """Sum over bijections t of prod_j sizes[t_j] ** sizes[j]: targets of equal size are alike, so a DP over
+    how many targets of each size are left."""
+    kinds = sorted(set(sizes))
+    ways = {tuple(sizes.count(s) for s in kinds): 1}
+    for size in sizes:
+        step: dict = {}
+        for left, n in ways.items():
+            for t, c in enumerate(left):
+                if c:
+                    key = left[:t] + (c - 1,) + left[t + 1:]
+                    step[key] = step.get(key, 0) + n * c * kinds[t] ** size
+        ways = step
+    return sum(ways.values())
 
 
 def label_table(task) -> dict:
@@ -119,7 +134,8 @@ class BruteForce:
     def _check_size(self, problem) -> None:
         n = number_of_candidates(problem)
         if n > LIMIT:
-            raise BackendError(f"bruteforce would try {n} maps (limit {LIMIT}); use --exact or another --backend")
+            shown = f"{n:,}" if n < 10 ** 12 else f"about {float(n):.2g}"
+            raise BackendError(f"bruteforce would try {shown} maps (limit {LIMIT:,}); use --exact or another --backend")
 
     def _maps(self, problem, deadline):
         self._check_size(problem)

@@ -44,7 +44,8 @@ class ClosedForm:
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class != "joint":
-            raise BackendError(f"closed-form counts the joint class only, not {problem.map_class!r}")
+            raise BackendError(f"closed-form counts the joint class only, not {problem.map_class!r}; "
+                               f"use --map-class joint, or --exact for {problem.map_class}")
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision:
