@@ -232,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError("--enumerate takes a non-negative number of maps")
         if args.timeout is not None and args.timeout <= 0:
             raise _UsageError("--timeout must be positive")
+        if not (args.epsilon > 0 and 0 < args.delta < 1):
+            raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
+        if args.memory_limit is not None and args.memory_limit <= 0:
+            raise _UsageError("--memory-limit must be a positive number of MB")
         show = args.progress or (err.isatty() and not args.quiet and not args.json)
         progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
         task = _task(args)

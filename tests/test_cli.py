@@ -90,6 +90,9 @@ def test_support_file(tmp_path, capsys):
     (["--task", "xor3", "--supervise", "zz"], "unknown concept 'zz'"),
     (["--task", "xor3", "--map-class", "joint", "--backend", "ganak"], "no CNF encoding"),
     (["--task", "xor3", "--param", "k=4"], "already fixes k=3"),
+    (["--task", "xor3", "--approx", "--epsilon", "-1"], "--epsilon must be > 0"),
+    (["--task", "xor3", "--delta", "1"], "--delta in (0, 1)"),
+    (["--task", "xor3", "--memory-limit", "0"], "--memory-limit must be a positive"),
     (["--spec", "/nonexistent.yaml"], "cannot read spec file"),
     (["--cnf", "/nonexistent.cnf"], "cannot read DIMACS"),
 ])
@@ -98,6 +101,12 @@ def test_bad_input_one_line_exit_2(args, words, capsys):
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("countrss: error:") and words in err, err
     assert "Traceback" not in err
+
+
+def test_a_sized_task_takes_its_own_k(capsys):
+    """``--task xor3 --param k=3`` once died with a TypeError (k passed twice)."""
+    code, out, err = run(["--task", "xor3", "--param", "k=3", "--json"], capsys)
+    assert code == 0 and json.loads(out)["count"] == 24
 
 
 def test_malformed_dimacs_and_no_file_left(tmp_path, capsys):

@@ -42,8 +42,10 @@ def get_task(name: str, **params) -> Task:
     """Return the library task ``name`` (``xor3``, ``and4``, ``mnadd``, ...) built with ``params``."""
     m = _SIZED.match(name)
     if m:
-        if "k" in params and int(params["k"]) != int(m.group(2)):
-            raise TaskError(f"task {name} already fixes k={m.group(2)}; drop --param k or use --task {m.group(1)}")
+        if "k" in params:
+            if str(params["k"]).strip() != str(int(m.group(2))):
+                raise TaskError(f"task {name} already fixes k={m.group(2)}; drop --param k or use --task {m.group(1)}")
+            params = {key: v for key, v in params.items() if key != "k"}
         return FAMILIES[m.group(1)](k=int(m.group(2)), **params)
     if name in FAMILIES:
         return FAMILIES[name](**params)
