@@ -28,8 +28,7 @@ KAND_COLORS = ("red", "yellow", "blue")
 
 def load_config(path: str | Path) -> Task:
     """Read an rsbench generator YAML file and return its task."""
-    data = load_spec(path)
-    data.setdefault("name", Path(path).stem)
+    data = load_spec(path, "config file")
     return task_from_config(data)
 
 

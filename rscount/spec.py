@@ -106,13 +106,13 @@ def parse_concepts(spec: Any) -> tuple:
     return tuple(Concept(str(n), parse_domain(d, f"concept {n!r}")) for n, d in pairs)
 
 
-def load_spec(path: str | Path) -> dict:
+def load_spec(path: str | Path, what: str = "spec file") -> dict:
     """Read a spec file (YAML or JSON) as data; nothing in it is executed."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as exc:
-        raise TaskError(f"cannot read spec file {str(path)!r}: {exc.strerror}") from None
+        raise TaskError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
     try:
         if path.suffix == ".json":
             data = json.loads(text)
@@ -121,9 +121,10 @@ def load_spec(path: str | Path) -> dict:
             data = yaml.safe_load(text)
     except Exception as exc:  # yaml and json raise several types
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise TaskError(f"spec file {str(path)!r} is not valid YAML/JSON: {first}") from None
+        raise TaskError(f"{what} {str(path)!r} is not valid YAML/JSON: {first}") from None
     if not isinstance(data, Mapping):
-        raise TaskError(f"spec file {str(path)!r} must hold a mapping with concepts and labels")
+        raise TaskError(f"{what} {str(path)!r} must hold a mapping"
+                        f"{' with concepts and labels' if what == 'spec file' else ' of generator fields'}")
     data = dict(data)
     data.setdefault("name", path.stem)
     return data

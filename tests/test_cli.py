@@ -94,6 +94,7 @@ def test_support_file(tmp_path, capsys):
     (["--task", "xor3", "--delta", "1"], "--delta in (0, 1)"),
     (["--task", "xor3", "--memory-limit", "0"], "--memory-limit must be a positive"),
     (["--spec", "/nonexistent.yaml"], "cannot read spec file"),
+    (["--config", "/nonexistent.yml"], "cannot read config file"),
     (["--cnf", "/nonexistent.cnf"], "cannot read DIMACS"),
 ])
 def test_bad_input_one_line_exit_2(args, words, capsys):
