@@ -282,3 +282,23 @@ def random_modular_problem(seed: int, map_class: str, twins: bool = False):
         if number_of_candidates(problem) <= LIMIT // 60:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def random_clauses_problem(seed: int, map_class: str):
+    """A random CNF over 2-6 boolean concepts (repeated and opposite literals allowed) on a listed sample of
+    its vectors, small enough for brute force."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        k = rng.randint(2, 4 if map_class in ("complete", "permutation") else 6)
+        names = [f"x{i}" for i in range(1, k + 1)]
+        clauses = []
+        for _ in range(rng.randint(1, 5)):
+            lits = [rng.choice(names) for _ in range(rng.randint(1, 3))]
+            clauses.append("(" + " | ".join(v if rng.random() < 0.5 else f"~{v}" for v in lits) + ")")
+        task = rscount.task_from_spec({"name": "rcnf", "concepts": names, "labels": [" & ".join(clauses)]})
+        size = task.space_size
+        rows = rng.sample(range(size), rng.randint(1, size))
+        problem = rscount.make_problem(task, map_class=map_class, support=_rows(task, rows))
+        if number_of_candidates(problem) <= LIMIT // 20:
+            return problem
+    raise RuntimeError("no small problem found")

@@ -844,3 +844,47 @@ class TestSampledSplit:
         from rscount.split import split_problem
         task = rscount.task_from_text(["a ^ b", "c & d"], "a,b,c,d")
         assert split_problem(rscount.make_problem(task, support="0,0,0,0;1,0,1,1")) is None
+
+
+class TestClauses:
+    """One CNF over boolean concepts: images given concept by concept, clauses checked against the rows."""
+
+    @pytest.mark.parametrize("cls", ["complete", "permutation", "disentangled"])
+    def test_matches_bruteforce(self, cls):
+        from randomtasks import random_clauses_problem
+        from rscount.counters.clauses import applies
+        for seed in range(120):
+            problem = random_clauses_problem(seed, cls)
+            assert applies(problem), problem.describe()
+            want = rscount.count_problem(problem, "bruteforce").count
+            assert rscount.count_problem(problem, "clauses").count == want, (seed, problem.describe())
+
+    @pytest.mark.parametrize("params, subsample, want", [
+        ({"k": 6, "m": 3, "seed": 0}, 0.1, 1_064_688),  # large: many free entries, counted by merging states
+        ({"k": 8, "m": 6, "seed": 2}, 0.1, 7),
+        ({"k": 12, "m": 3, "seed": 1}, 0.5, 491_520),
+    ])
+    def test_mnlogic_random_agrees_with_search(self, params, subsample, want):
+        problem = rscount.make_problem("mnlogic-random", params={"l": 3, **params}, subsample=subsample)
+        assert rscount.count_problem(problem, "clauses").count == want
+        if params["k"] <= 6:
+            assert rscount.count_problem(problem, "search").count == want
+
+    def test_does_not_apply(self):
+        from rscount.counters.clauses import applies
+        sample = {"subsample": 0.5}
+        assert not applies(rscount.make_problem("mnlogic-random", map_class="shared", **sample))
+        assert not applies(rscount.make_problem("mnlogic-random", supervise=["c1"], **sample))
+        assert not applies(rscount.make_problem("xor3", **sample))  # not a CNF
+        assert not applies(rscount.make_problem("mnadd", **sample))  # not boolean
+        with pytest.raises(rscount.BackendError, match="^clauses counts knowledge that is one CNF"):
+            rscount.count_problem(rscount.make_problem("xor3", **sample), "clauses")
+
+    def test_timeout_and_state_limit(self, monkeypatch):
+        from rscount.counters import clauses
+        problem = rscount.make_problem("mnlogic-random", params={"k": 12, "m": 6, "l": 3}, subsample=0.5)
+        with pytest.raises(rscount.CountTimeout, match="^clauses timed out"):
+            rscount.count_problem(problem, "clauses", timeout=0.5)
+        monkeypatch.setattr(clauses, "MAX_STATES", 1000)
+        with pytest.raises(rscount.BackendError, match="^clauses: over 1000 partial maps"):
+            rscount.count_problem(problem, "clauses")

@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from . import (
     arithmetic,
     automorphism,
     bruteforce,
+    clauses,
     closedform,
     ganak,
     linear,
@@ -34,6 +35,7 @@ COUNTERS: dict = {
     "product": product.BACKEND,
     "arithmetic": arithmetic.BACKEND,
     "modules": modules.BACKEND,
+    "clauses": clauses.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,
