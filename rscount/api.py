@@ -72,10 +72,11 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
-    first answer: on a listed sampled support the entry search against Ganak
-    (against the modules counter instead where the knowledge has modules: it
-    counts its survivors with Ganak), else the structural counter (or SDD
-    compilation) against Ganak.
+    first answer: on a listed sampled support the clauses counter against
+    Ganak where the knowledge is one CNF over booleans, else the entry search
+    against Ganak (against the modules counter instead where the knowledge
+    has modules: it counts its survivors with Ganak), else the structural
+    counter (or SDD compilation) against Ganak.
     """
     if approx:
         if exact:
@@ -83,6 +84,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
         return ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
+    if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
+        return tuple(n for n in ("clauses", "ganak") if COUNTERS[n].unavailable() is None)
     if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
         plan = ("search", "modules") if COUNTERS["modules"].applies(problem) else ("search", "ganak")
         return tuple(n for n in plan if COUNTERS[n].unavailable() is None)

@@ -18,13 +18,14 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
+from ..errors import BackendError, CountTimeout
 from ..logic import Op, Var
 from ..result import Tally
 from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
+QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 
 
 def cnf_form(expr) -> list | None:
@@ -106,6 +107,15 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
         for p, positive in clause:
             literals_at.setdefault(position[p], []).append((j, positive))
         closes_at.setdefault(max(position[p] for p, _ in clause), []).append(j)
+    steps = []  # per position: for each image (source bit, clause values it adds), and the clauses it closes
+    for t in range(len(read)):
+        options = []
+        for image in choices[t]:
+            bit = 1 << (image // 2 - 1) if image >= 2 and complete else 0
+            adds = tuple((j, image_rows[image] if positive else every ^ image_rows[image])
+                         for j, positive in literals_at[t])
+            options.append((bit, adds))
+        steps.append((tuple(options), tuple(closes_at.get(t, ()))))
     closed = -1  # the value of a closed clause in the state
     memo: dict = {}
     visits = [0]
@@ -126,14 +136,14 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
                 raise BackendError(f"clauses: over {MAX_STATES} partial maps held at once; "
                                    f"use --backend search or ganak")
         total = 0
-        for image in choices[t]:
-            source = image // 2 - 1 if image >= 2 else None
-            if source is not None and complete and used >> source & 1:
+        options, closing = steps[t]
+        for bit, adds in options:
+            if used & bit:
                 continue
             now, left, ok = list(values), alive, True
-            for j, positive in literals_at[t]:
-                now[j] |= image_rows[image] if positive else every ^ image_rows[image]
-            for j in closes_at.get(t, ()):
+            for j, value in adds:
+                now[j] |= value
+            for j in closing:
                 if now[j] & pos != pos:  # the image clause fails a positive row
                     ok = False
                     break
@@ -142,13 +152,13 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
             if not ok:
                 continue
             if left:
-                reach = 0  # rows an open clause can still falsify: those its literals so far leave false
+                stuck = left  # negative rows every open clause already holds on: nothing can falsify them
                 for v in now:
                     if v != closed:
-                        reach |= every ^ v
-                if left & ~reach:
+                        stuck &= v
+                if stuck:
                     continue
-            total += go(t + 1, used | (1 << source) if source is not None and complete else used, left, tuple(now))
+            total += go(t + 1, used | bit, left, tuple(now))
         memo[key] = total
         return total
 
@@ -175,9 +185,22 @@ class ClausesCounter:
             raise BackendError(f"{why}; use --backend search or ganak")
         total, states = run_isolated(lambda: count_clauses(problem, Deadline(options.timeout, self.name)),
                                      self.name, options.timeout, options.memory_mb, options.progress)
+        return self._tally(problem, total, states)
+
+    def quick(self, problem) -> Tally | None:
+        """The count if this process finds it within QUICK_SECONDS (no child process, no race), else None."""
+        if not self.applies(problem):
+            return None
+        try:
+            total, states = count_clauses(problem, Deadline(QUICK_SECONDS, self.name))
+        except CountTimeout:
+            return None
+        return self._tally(problem, total, states, " in this process (no child process, no race)")
+
+    def _tally(self, problem, total: int, states: int, where: str = "") -> Tally:
         m = len(cnf_form(problem.task.labels[0].expr))
         return Tally(total, notes=(f"clauses: K is a CNF of {m} clauses; images given concept by concept, "
-                                   f"{states} merged partial maps",))
+                                   f"{states} merged partial maps{where}",))
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError
