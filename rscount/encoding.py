@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .circuit import FALSE, Circuit, VarPool
-from .errors import EncodingError
+from .errors import BackendError, EncodingError
 from .problem import Problem
 from .result import ConceptMap
 
 __all__ = ["Encoding", "encode", "CNF_CLASSES"]
 
 CNF_CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
+MAX_CLAUSES = 20_000_000  # about 2-3 GB of Python tuples; the largest suite encoding holds 3 million
+PROBE_ROWS = 32  # support vectors encoded before the size is extrapolated
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +126,13 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
     knowledge = task.compiled
     labels = problem.labels
     n = len(problem.support)
+    base = len(circuit.clauses)
     for row, g in enumerate(problem.support.rows()):
+        if row == PROBE_ROWS and base + (len(circuit.clauses) - base) * n // row > MAX_CLAUSES:
+            guess = base + (len(circuit.clauses) - base) * n // row
+            raise BackendError(f"the CNF encoding of {n} support vectors would hold about {guess / 1e6:.0f} "
+                               f"million clauses (limit {MAX_CLAUSES:,}); count a smaller "
+                               f"support (--subsample N) or pick a backend that needs no CNF")
         chat = {}
         for i in range(k):
             bits = [circuit.OR(A(i, v, j, g[j]) for j in allowed[i]) for v in range(sizes[i])]

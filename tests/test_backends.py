@@ -240,6 +240,27 @@ def test_race_reports_the_timeout_when_all_fail():
         race([("a", late), ("b", broken)])
 
 
+def test_race_names_every_failure_when_none_finishes():
+    from rscount.counters.base import race
+
+    def broken(what):
+        def fail():
+            raise rscount.BackendError(what)
+        return fail
+    with pytest.raises(rscount.BackendError, match=r"^no backend finished: a gave up \(a broke\); b gave up \(b broke\)$"):
+        race([("a", broken("a broke")), ("b", broken("b broke"))])
+
+
+def test_an_encoding_too_large_to_hold_stops_early(monkeypatch):
+    """A DIMACS task over 18 booleans on 131,072 sampled vectors once grew the encoding past 18 GB."""
+    from rscount import encoding
+    monkeypatch.setattr(encoding, "MAX_CLAUSES", 10_000)
+    problem = rscount.make_problem("mnlogic-random", params={"k": 12, "m": 6, "l": 3}, subsample=0.5)
+    with pytest.raises(rscount.BackendError, match=r"^the CNF encoding of 2048 support vectors would hold about "
+                                                   r"\d+ million clauses \(limit 0 million\)"):
+        encoding.encode(problem)
+
+
 def test_a_timeout_after_a_structural_counter_gave_up_says_so():
     """The generic counters get what the structural one left; the message must not look like a shorter limit."""
     problem = rscount.make_problem("mnmath-b1", map_class="disentangled", support="by-label:100")
@@ -886,5 +907,5 @@ class TestClauses:
         with pytest.raises(rscount.CountTimeout, match="^clauses timed out"):
             rscount.count_problem(problem, "clauses", timeout=0.5)
         monkeypatch.setattr(clauses, "MAX_STATES", 1000)
-        with pytest.raises(rscount.BackendError, match="^clauses: over 1000 partial maps"):
+        with pytest.raises(rscount.BackendError, match=r"^clauses: over 1000 partial maps held at once \(2048 rows each\)"):
             rscount.count_problem(problem, "clauses")

@@ -113,7 +113,9 @@ def race(entries: list, poll: float = 0.25):
         for t in threads:
             t.join()
     timeouts = [e for e in errors.values() if isinstance(e, CountTimeout)]
-    raise (timeouts or list(errors.values()))[-1]
+    if timeouts or len(errors) == 1 or not all(isinstance(e, BackendError) for e in errors.values()):
+        raise (timeouts or list(errors.values()))[-1]
+    raise BackendError("no backend finished: " + "; ".join(f"{n} gave up ({e})" for n, e in errors.items()))
 
 
 class Deadline:
@@ -192,7 +194,8 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
     if status == "ok":
         return payload
     if status == "memory" or (status == "died" and memory_mb):
-        raise BackendError(f"{backend} ran out of memory (limit {memory_mb} MB); {_advice(backend, '--memory-limit')}")
+        limit = f" (limit {memory_mb} MB)" if memory_mb else ""
+        raise BackendError(f"{backend} ran out of memory{limit}; {_advice(backend, '--memory-limit')}")
     if status == "died":
         raise BackendError(f"{backend} crashed (exit code {proc.exitcode}); try another --backend")
     name, msg, _ = payload

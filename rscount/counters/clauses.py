@@ -25,6 +25,7 @@ from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
+STATE_BYTES = 1 << 30  # and the row bitsets those states hold, about 1 GB at most
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 
 
@@ -116,6 +117,8 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
                          for j, positive in literals_at[t])
             options.append((bit, adds))
         steps.append((tuple(options), tuple(closes_at.get(t, ()))))
+    most = min(MAX_STATES, STATE_BYTES // ((len(clauses) + 2) * (len(rows) // 8 + 32)))
+    every_so_often = max(16, min(4096, most // 16))  # visits between checks of the clock and the state count
     closed = -1  # the value of a closed clause in the state
     memo: dict = {}
     visits = [0]
@@ -130,10 +133,10 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
         if hit is not None:
             return hit
         visits[0] += 1
-        if visits[0] % 4096 == 0:
+        if visits[0] % every_so_often == 0:
             deadline.check()
-            if len(memo) > MAX_STATES:
-                raise BackendError(f"clauses: over {MAX_STATES} partial maps held at once; "
+            if len(memo) > most:
+                raise BackendError(f"clauses: over {most} partial maps held at once ({len(rows)} rows each); "
                                    f"use --backend search or ganak")
         total = 0
         options, closing = steps[t]
