@@ -257,7 +257,7 @@ def test_an_encoding_too_large_to_hold_stops_early(monkeypatch):
     monkeypatch.setattr(encoding, "MAX_CLAUSES", 10_000)
     problem = rscount.make_problem("mnlogic-random", params={"k": 12, "m": 6, "l": 3}, subsample=0.5)
     with pytest.raises(rscount.BackendError, match=r"^the CNF encoding of 2048 support vectors would hold about "
-                                                   r"\d+ million clauses \(limit 0 million\)"):
+                                                   r"\d+ million clauses \(limit 10,000\)"):
         encoding.encode(problem)
 
 
