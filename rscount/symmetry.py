@@ -130,7 +130,7 @@ def value_symmetries(table: np.ndarray, ties: tuple = (), limit: int = 1 << 14,
     for a in reversed(range(k)):
         hist.insert(0, hist[0].sum(axis=a))
     tied = {b: t[0] for t in ties for b in t[1:]}
-    rng = np.random.default_rng(0)
+    rng: list = []  # made on first use: importing numpy.random costs 15 ms, more than a small count
     steps = [0]
 
     def tick():
@@ -144,7 +144,8 @@ def value_symmetries(table: np.ndarray, ties: tuple = (), limit: int = 1 << 14,
         here = hist[j + 1]
         total = math.prod(sizes[:j])
         if j + 1 < k and total > SAMPLE:  # a sample is enough to prune; the last axis checks every cell
-            cells = grid(sizes[:j], rng.choice(total, SAMPLE, replace=False))
+            rng or rng.append(np.random.default_rng(0))
+            cells = grid(sizes[:j], rng[0].choice(total, SAMPLE, replace=False))
             a = here[tuple(cells.T)].swapaxes(0, 1)
             b = here[tuple(sigma[cells[:, c]] for c, sigma in enumerate(perms))].swapaxes(0, 1)
         else:
