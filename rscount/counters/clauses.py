@@ -26,6 +26,7 @@ from .base import Deadline, Options, run_isolated
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
 STATE_BYTES = 1 << 30  # and the row bitsets those states hold, about 1 GB at most
+MAX_CONCEPTS = 400  # one recursion level per concept
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 
 
@@ -57,6 +58,8 @@ def _why_not(problem) -> str | None:
     if len(task.labels) != 1 or not all(c.is_bool for c in task.concepts) or \
             cnf_form(task.labels[0].expr) is None:
         return "clauses counts knowledge that is one CNF (an AND of ORs of literals) over boolean concepts"
+    if task.k > MAX_CONCEPTS:
+        return f"clauses counts CNFs over at most {MAX_CONCEPTS} concepts, not {task.k}"
     return None
 
 
