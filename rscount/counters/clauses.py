@@ -25,7 +25,7 @@ from .base import Deadline, Options, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
-STATE_BYTES = 1 << 30  # and the row bitsets those states hold, about 1 GB at most
+STATE_BYTES = 3 << 29  # and the row bitsets they hold, 1.5 GB by the estimate below (measured: about half)
 MAX_CONCEPTS = 400  # one recursion level per concept
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 
@@ -120,7 +120,8 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
                          for j, positive in literals_at[t])
             options.append((bit, adds))
         steps.append((tuple(options), tuple(closes_at.get(t, ()))))
-    most = min(MAX_STATES, STATE_BYTES // ((len(clauses) + 2) * (len(rows) // 8 + 32)))
+    # a state holds the unfalsified rows and the open clauses' values (about half of them open at a time)
+    most = min(MAX_STATES, STATE_BYTES // ((len(clauses) // 2 + 2) * (len(rows) // 8 + 32) + 100))
     every_so_often = max(16, min(4096, most // 16))  # visits between checks of the clock and the state count
     closed = -1  # the value of a closed clause in the state
     memo: dict = {}
