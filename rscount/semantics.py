@@ -12,7 +12,16 @@ __all__ = ["SCALAR", "ARRAY", "evaluate", "apply_scalar"]
 
 
 def _truth(x):
-    return x != 0
+    return x if x.dtype == bool else x != 0
+
+
+def _num(x):
+    """Booleans as 0/1 integers before arithmetic (numpy adds two bool arrays as a logical or)."""
+    return x.astype(np.int64) if x.dtype == bool else x
+
+
+def _arith(fn):
+    return lambda *args: fn(*map(_num, args))
 
 
 SCALAR = {
@@ -50,26 +59,27 @@ def apply_scalar(op: str, values: list):
     return SCALAR[op](*values)
 
 
+# Truth values stay numpy bools (no int64 copy per operator); arithmetic reads them as 0/1.
 ARRAY = {
-    "and": lambda x, y: (_truth(x) & _truth(y)).astype(np.int64),
-    "or": lambda x, y: (_truth(x) | _truth(y)).astype(np.int64),
-    "xor": lambda x, y: (_truth(x) ^ _truth(y)).astype(np.int64),
-    "not": lambda x: (~_truth(x)).astype(np.int64),
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "mod": np.mod,
-    "floordiv": np.floor_divide,
-    "min": np.minimum,
-    "max": np.maximum,
-    "neg": np.negative,
-    "abs": np.abs,
-    "eq": lambda x, y: (x == y).astype(np.int64),
-    "ne": lambda x, y: (x != y).astype(np.int64),
-    "lt": lambda x, y: (x < y).astype(np.int64),
-    "le": lambda x, y: (x <= y).astype(np.int64),
-    "gt": lambda x, y: (x > y).astype(np.int64),
-    "ge": lambda x, y: (x >= y).astype(np.int64),
+    "and": lambda x, y: _truth(x) & _truth(y),
+    "or": lambda x, y: _truth(x) | _truth(y),
+    "xor": lambda x, y: _truth(x) ^ _truth(y),
+    "not": lambda x: ~_truth(x),
+    "add": _arith(np.add),
+    "sub": _arith(np.subtract),
+    "mul": _arith(np.multiply),
+    "mod": _arith(np.mod),
+    "floordiv": _arith(np.floor_divide),
+    "min": _arith(np.minimum),
+    "max": _arith(np.maximum),
+    "neg": _arith(np.negative),
+    "abs": _arith(np.abs),
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y,
+    "gt": lambda x, y: x > y,
+    "ge": lambda x, y: x >= y,
 }
 
 
@@ -105,19 +115,19 @@ def _apply(op: str, args: list, n: int) -> np.ndarray:
     if op == "ite":
         return np.where(_truth(args[0]), args[1], args[2])
     if op == "implies":
-        return (~_truth(args[0]) | _truth(args[1])).astype(np.int64)
+        return ~_truth(args[0]) | _truth(args[1])
     if op == "equiv":
         first = _truth(args[0])
-        same = np.ones_like(first)
+        same = np.ones(first.shape, dtype=bool)
         for a in args[1:]:
             same &= _truth(a) == first
-        return same.astype(np.int64)
+        return same
     fn = ARRAY[op]
     if len(args) == 1 and op in ("not", "neg", "abs"):
         return fn(args[0])
     if not args:
         return np.full(n, 1 if op == "and" else 0, dtype=np.int64)
-    out = args[0] if op not in ("and", "or", "xor") else _truth(args[0]).astype(np.int64)
+    out = args[0] if op not in ("and", "or", "xor") else _truth(args[0])
     for a in args[1:]:
         out = fn(out, a)
     return out
