@@ -909,3 +909,13 @@ class TestClauses:
         monkeypatch.setattr(clauses, "MAX_STATES", 1000)
         with pytest.raises(rscount.BackendError, match=r"^clauses: over 1000 partial maps held at once \(2048 rows each\)"):
             rscount.count_problem(problem, "clauses")
+
+    def test_a_give_up_in_the_quick_try_leaves_the_race_to_ganak(self, monkeypatch):
+        """The in-process try once let the state cap end the whole count instead of racing Ganak."""
+        from rscount.counters import clauses
+        problem = rscount.make_problem("mnlogic-random", params={"k": 8, "m": 6, "l": 3}, subsample=0.5)
+        want = rscount.count_problem(problem, "ganak").count
+        monkeypatch.setattr(clauses, "MAX_STATES", 50)
+        result = rscount.count_problem(problem)
+        assert (result.count, result.backend) == (want, "ganak")
+        assert "clauses gave up (clauses: over 50 partial maps" in result.notes[0]

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError, CountTimeout
+from ..errors import BackendError
 from ..logic import Op, Var
 from ..result import Tally
 from .base import Deadline, Options, run_isolated
@@ -195,12 +195,15 @@ class ClausesCounter:
         return self._tally(problem, total, states)
 
     def quick(self, problem) -> Tally | None:
-        """The count if this process finds it within QUICK_SECONDS (no child process, no race), else None."""
+        """The count if this process finds it within QUICK_SECONDS (no child process, no race), else None.
+
+        Any give-up (time or the state cap) leaves the problem to the race, where Ganak may still answer.
+        """
         if not self.applies(problem):
             return None
         try:
             total, states = count_clauses(problem, Deadline(QUICK_SECONDS, self.name))
-        except CountTimeout:
+        except BackendError:
             return None
         return self._tally(problem, total, states, " in this process (no child process, no race)")
 
