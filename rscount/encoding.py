@@ -128,8 +128,8 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
     n = len(problem.support)
     base = len(circuit.clauses)
     for row, g in enumerate(problem.support.rows()):
-        if row == PROBE_ROWS and base + (len(circuit.clauses) - base) * n // row > MAX_CLAUSES:
-            guess = base + (len(circuit.clauses) - base) * n // row
+        guess = base + (len(circuit.clauses) - base) * n // row if row == PROBE_ROWS else 0
+        if guess > MAX_CLAUSES:
             raise BackendError(f"the CNF encoding of {n} support vectors would hold about {guess / 1e6:.0f} "
                                f"million clauses (limit {MAX_CLAUSES:,}); count a smaller "
                                f"support (--subsample N) or pick a backend that needs no CNF")
