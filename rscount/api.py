@@ -75,7 +75,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     first answer: on a listed sampled support the clauses counter against
     Ganak where the knowledge is one CNF over booleans, else the entry search
     against Ganak (against the modules counter instead where the knowledge
-    has modules: it counts its survivors with Ganak), else the structural
+    has modules: it counts its survivors itself or with Ganak; a disentangled
+    problem with modules races modules against Ganak), else the structural
     counter (or SDD compilation) against Ganak.
     """
     if approx:
@@ -87,7 +88,9 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
         return tuple(n for n in ("clauses", "ganak") if COUNTERS[n].unavailable() is None)
     if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
-        plan = ("search", "modules") if COUNTERS["modules"].applies(problem) else ("search", "ganak")
+        plan = ("search", "ganak")
+        if COUNTERS["modules"].applies(problem):
+            plan = ("modules", "ganak") if problem.map_class == "disentangled" else ("search", "modules")
         return tuple(n for n in plan if COUNTERS[n].unavailable() is None)
     if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
         return ("structural", "ganak") if COUNTERS["ganak"].unavailable() is None else ("structural",)

@@ -75,6 +75,36 @@ def row_codes(digits: np.ndarray, radix: list) -> np.ndarray:
     return np.unique(digits, axis=0, return_inverse=True)[1].ravel()
 
 
+_WEIGHTS: dict = {}
+
+
+def _hash_weights(width: int) -> np.ndarray:
+    hit = _WEIGHTS.get(width)
+    if hit is None:
+        hit = _WEIGHTS[width] = np.random.default_rng(width).integers(1, 1 << 62, size=width, dtype=np.int64)
+    return hit
+
+
+def row_ids(table: np.ndarray) -> tuple:
+    """(id of each row, a row index for each id) of an integer table: equal rows, equal ids (0, 1, ...).
+
+    Rows are hashed with random weights, then checked (sorted instead on a
+    collision): much faster than ``np.unique(axis=0)`` on wide tables.
+    """
+    table = np.asarray(table)
+    if table.dtype.kind not in "ib" and not (table.dtype.kind == "u" and table.itemsize < 8):
+        table = table.astype(np.int64)
+    weights = _hash_weights(table.shape[1])
+    with np.errstate(over="ignore"):
+        hashes = table @ weights
+    _, first, ids = np.unique(hashes, return_index=True, return_inverse=True)
+    ids = ids.ravel()
+    if not np.array_equal(table[first[ids]], table):  # a hash collision
+        _, first, ids = np.unique(table, axis=0, return_index=True, return_inverse=True)
+        ids = ids.ravel()
+    return ids, first
+
+
 def clashes(keys: np.ndarray, wants: np.ndarray) -> bool:
     """Whether two rows with the same key want different things (a map that cannot tell them apart fails)."""
     order = np.argsort(keys)

@@ -302,3 +302,43 @@ def random_clauses_problem(seed: int, map_class: str):
         if number_of_candidates(problem) <= LIMIT // 20:
             return problem
     raise RuntimeError("no small problem found")
+
+
+def random_module_tree_problem(seed: int, map_class: str = "complete"):
+    """Knowledge shaped like Kand-Logic: four blocks read through symmetric features, combined in pairs, then
+    at the top; on a random sample. Its module tree is usually two levels deep."""
+    rng = random.Random(seed)
+    sizes = [rng.choice([1, 2, 2, 3]) for _ in range(4)]
+    while sum(sizes) > 7:
+        sizes[sizes.index(max(sizes))] -= 1
+    names, concepts, features, at = [], {}, [], 0
+    for size in sizes:
+        block = [f"c{at + i + 1}" for i in range(size)]
+        at += size
+        names += block
+        domain = rng.choice(["0..1", "0..2"]) if size <= 2 else "0..1"
+        concepts.update({n: domain for n in block})
+        kind = rng.choice(["sum", "parity", "equal", "max"]) if size > 1 else "one"
+        if kind == "sum":
+            features.append("(" + " + ".join(block) + ")")
+        elif kind == "parity":
+            features.append("((" + " + ".join(block) + ") % 2)")
+        elif kind == "equal":
+            features.append("ITE(" + " & ".join(f"({a} == {b})" for a, b in zip(block, block[1:])) + ", 1, 0)")
+        elif kind == "max":
+            features.append(f"Max({block[0]}, {block[1]})" if size == 2 else
+                            f"Max({block[0]}, Max({block[1]}, {block[2]}))")
+        else:
+            features.append(block[0])
+
+    def pair(f, g):
+        v = rng.randint(0, 1)
+        return rng.choice([f"({f} == {g})", f"({f} != {g})", f"(({f} >= {v + 1}) & ({g} >= {v + 1}))",
+                           f"(({f} >= {v + 1}) | ({g} <= {v}))", f"(({f} >= {v + 1}) ^ ({g} >= {v + 1}))"])
+    left, right = pair(features[0], features[1]), pair(features[2], features[3])
+    labels = [f"({left} {rng.choice(['|', '&', '^'])} {right})"]
+    if rng.random() < 0.3:
+        labels.append(left)
+    task = rscount.task_from_spec({"name": "rtree", "concepts": concepts, "labels": labels})
+    rows = rng.sample(range(task.space_size), rng.randint(min(task.space_size, 12), min(task.space_size, 40)))
+    return rscount.make_problem(task, map_class=map_class, support=_rows(task, rows))
