@@ -211,6 +211,10 @@ def _forbidden(c: Cands, forbid: np.ndarray) -> np.ndarray:
     key = ("forbid", forbid.tobytes(), forbid.shape)
     hit = c.memo.get(key)
     if hit is None:
+        kept = [k for k in c.memo if isinstance(k, tuple)]
+        if len(kept) >= 32:  # narrowed rules can bring many tables: keep the memo small
+            for k in kept:
+                del c.memo[k]
         hit = c.memo[key] = forbid[:, c.columns()]
     return hit
 

@@ -30,7 +30,7 @@ import numpy as np
 from ..encoding import encode
 from ..errors import BackendError
 from ..result import Tally
-from ..support import grid, row_codes, row_ids
+from ..support import row_codes, row_ids
 from ..symmetry import knowledge_blocks, partition
 from . import modjoin
 from .base import Deadline, Options, missing, run_isolated
@@ -62,8 +62,10 @@ class _Grid:
 
     def __init__(self, task):
         self.task, self.sizes = task, tuple(task.sizes)
-        self.points = grid(self.sizes).astype(np.int8 if max(self.sizes) <= 127 else np.int64)
-        self.columns = np.ascontiguousarray(self.points.T)
+        kind = np.int8 if max(self.sizes) <= 127 else np.int64
+        self.columns = np.stack([np.repeat(np.tile(np.arange(n, dtype=kind), math.prod(self.sizes[:j])),
+                                           math.prod(self.sizes[j + 1:])) for j, n in enumerate(self.sizes)])
+        self.points = self.columns.T  # grid order (lexicographic), a view
         labels = np.asarray(task.evaluate(self.points)).astype(np.int64)
         self.codes, first = row_ids(labels)
         self.label_rows = labels[first]
@@ -120,8 +122,7 @@ class _Grid:
         perm = list(range(len(self.sizes)))
         for x, y in zip(a.concepts, b.concepts):
             perm[x], perm[y] = y, x
-        moved = self.combos(tuple(range(len(self.sizes))), self.points[:, perm])
-        return bool(np.array_equal(self.codes[moved], self.codes))
+        return bool(np.array_equal(self.codes[self.combos(tuple(perm))], self.codes))
 
 
 _TREES: dict = {}  # id(task) -> (task, grid, top): finding modules costs a grid evaluation
