@@ -21,7 +21,8 @@ from typing import Callable, Iterable, Optional, Protocol
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 
-__all__ = ["Options", "Counter", "run_isolated", "Deadline", "missing", "race", "Cancelled", "Lit", "Clause"]
+__all__ = ["Options", "Counter", "run_isolated", "briefly", "Deadline", "missing", "race", "Cancelled", "Lit",
+           "Clause"]
 
 Lit = int
 Clause = tuple
@@ -129,6 +130,19 @@ class Deadline:
         _check_cancelled(self.backend)
         if self.end is not None and time.monotonic() > self.end:
             raise CountTimeout(f"{self.backend} timed out after {self.seconds:.3g} s; {self.advice}")
+
+
+def briefly(fn: Callable[[Deadline], object], seconds: float, backend: str, catch: tuple = (CountTimeout,)):
+    """``fn(deadline)`` in this process under a short deadline; None when it raises one of ``catch``.
+
+    Forking a child costs about 10 ms, more than counting many small
+    problems: backends first try those here, and fall back to their child
+    process (or to the race) when this gives up.
+    """
+    try:
+        return fn(Deadline(seconds, backend))
+    except catch:
+        return None
 
 
 def _child(conn, fn, memory_mb):

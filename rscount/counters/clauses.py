@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import BackendError
 from ..logic import Op, Var
 from ..result import Tally
-from .base import Deadline, Options, run_isolated
+from .base import Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
@@ -201,11 +201,10 @@ class ClausesCounter:
         """
         if not self.applies(problem):
             return None
-        try:
-            total, states = count_clauses(problem, Deadline(QUICK_SECONDS, self.name))
-        except BackendError:
+        done = briefly(lambda d: count_clauses(problem, d), QUICK_SECONDS, self.name, catch=(BackendError,))
+        if done is None:
             return None
-        return self._tally(problem, total, states, " in this process (no child process, no race)")
+        return self._tally(problem, *done, " in this process (no child process, no race)")
 
     def _tally(self, problem, total: int, states: int, where: str = "") -> Tally:
         m = len(cnf_form(problem.task.labels[0].expr))

@@ -31,7 +31,7 @@ from ..errors import BackendError, CountTimeout
 from ..logic import Const, Op, Var, variables
 from ..result import Tally
 from ..support import distinct, row_codes
-from .base import Deadline, Options, run_isolated
+from .base import Deadline, Options, briefly, run_isolated
 
 CLASSES = ("disentangled", "shared")
 MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)
@@ -501,12 +501,10 @@ class LinearCounter:
         if not self.applies(problem):
             raise BackendError(self.scope)
         if len(problem.support) <= QUICK_ROWS:
-            try:
-                total, detail = self.solve(problem, Deadline(min(QUICK_SECONDS, options.timeout or QUICK_SECONDS),
-                                                             self.name))
-                return Tally(total, notes=(self.describe(detail) + " (in this process)",))
-            except CountTimeout:
-                pass  # not that small: count in a child under the real limits
+            quick = briefly(lambda d: self.solve(problem, d), min(QUICK_SECONDS, options.timeout or QUICK_SECONDS),
+                            self.name)
+            if quick is not None:  # else not that small: count in a child under the real limits
+                return Tally(quick[0], notes=(self.describe(quick[1]) + " (in this process)",))
         total, detail = run_isolated(lambda: self.solve(problem, Deadline(options.timeout, self.name)), self.name,
                                      options.timeout, options.memory_mb, options.progress)
         return Tally(total, notes=(self.describe(detail),))

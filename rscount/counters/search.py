@@ -36,7 +36,7 @@ from ..result import Tally
 from ..split import components, grid_labels
 from ..support import clashes, distinct, row_codes
 from ..symmetry import compose, knowledge_blocks, value_symmetries
-from .base import Deadline, Options, run_isolated
+from .base import Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
@@ -894,13 +894,14 @@ class SearchCounter:
         """
         if not self.applies(problem) or len(problem.support) > QUICK_ROWS or _largest_star(problem.task) > QUICK_STAR:
             return None
-        try:
-            search = _Search(problem, Deadline(QUICK_SECONDS, self.name), every=8)
-            total = search.total()
-        except (CountTimeout, ValueError):
+        def go(deadline: Deadline) -> tuple:
+            search = _Search(problem, deadline, every=8)
+            return search.total(), search.nodes
+        done = briefly(go, QUICK_SECONDS, self.name, catch=(CountTimeout, ValueError))
+        if done is None:
             return None
-        return Tally(total, notes=(f"search: {search.nodes} partial maps visited, in this process "
-                                   f"(a small problem: no child process, no race)",))
+        return Tally(done[0], notes=(f"search: {done[1]} partial maps visited, in this process "
+                                     f"(a small problem: no child process, no race)",))
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError
