@@ -121,6 +121,8 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     began = time.perf_counter()
     first: list = []  # counters that only apply to some problems: each tried with half the time left
     if backend is None and not approx:
+        if not problem.support.exhaustive and COUNTERS["valuemaps"].applies(problem):
+            first.append(("valuemaps", lambda t: count_problem(problem, "valuemaps", timeout=t)))
         shared_parts = split_shared(problem) if not problem.supervision else None
         if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
             first.append(("automorphism on the shared parts",

@@ -783,6 +783,41 @@ class TestArithmetic:
         assert not applies(rscount.make_problem(task, support="1,1,0;0,2,1", supervise=["c3"]))
 
 
+class TestValueMaps:
+    """Every value map tried at once, for disentangled and shared maps where they are few."""
+
+    @pytest.mark.parametrize("cls", ["disentangled", "shared"])
+    def test_matches_bruteforce(self, cls):
+        met = shared = 0
+        for seed in range(150):
+            problem = random_problem(seed, cls)
+            if rscount.get_counter("valuemaps").applies(problem):
+                met += 1
+                shared += len({problem.representative(j) for j in range(problem.task.k)}) < problem.task.k
+                _matches_bruteforce("valuemaps", problem)
+        assert met >= 60 and (cls == "disentangled" or shared >= 10), (met, shared)
+
+    def test_random_tasks_it_applies_to(self):
+        assert _oracle_problems_match("valuemaps") >= 40
+
+    def test_kand_logic_shared(self):
+        """One value map for the shapes and one for the colors: 729 maps, 36 of them keep the labels."""
+        for size in (100, 1000):
+            r = rscount.count("kand-logic", support=f"by-label:{size}", map_class="shared")
+            assert r.backend == "valuemaps" and r.count == 36
+        problem = rscount.make_problem("kand-logic", support="by-label:100", map_class="shared")
+        assert rscount.count_problem(problem, "ganak").count == 36
+
+    def test_does_not_apply(self):
+        from rscount.counters.valuemaps import applies
+        assert not applies(rscount.make_problem("kand-logic", support="by-label:100", map_class="disentangled"))
+        assert not applies(rscount.make_problem("kand-logic", support="by-label:100", map_class="complete"))
+        assert not applies(rscount.make_problem("kand-logic", support="by-label:100", map_class="shared",
+                                                supervise=["col1_1"]))
+        with pytest.raises(rscount.BackendError, match="value-map tuples"):
+            rscount.count_problem(rscount.make_problem("mnadd", map_class="shared"), "valuemaps")
+
+
 class TestModules:
     """Complete maps of knowledge read through modules: source splits pruned, survivors counted exactly."""
 

@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps']
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from . import (
     sdd,
     search,
     structural,
+    valuemaps,
 )
 from . import enumerate as enumerate_
 from .base import Counter, Options
@@ -30,6 +31,7 @@ __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 COUNTERS: dict = {
     "structural": structural.BACKEND,
     "automorphism": automorphism.BACKEND,
+    "valuemaps": valuemaps.BACKEND,
     "search": search.BACKEND,
     "linear": linear.BACKEND,
     "product": product.BACKEND,

@@ -1,0 +1,98 @@
+"""Exact counts of disentangled and shared maps by trying every value map, where there are few.
+
+A shared map is one value map per group of concepts (Kand-Logic: one for
+the six shapes, one for the six colors: 27 x 27 = 729 maps). Mapping the
+support through all of them at once and evaluating the labels in one numpy
+pass takes a fraction of the time of a CNF encoding or a search.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import BackendError
+from ..result import Tally
+from ..support import grid
+from .base import Deadline, Options
+
+CLASSES = ("disentangled", "shared")
+MAX_MAPS = 1 << 12  # value-map tuples tried
+MAX_CELLS = 1 << 25  # maps x support vectors x concepts, evaluated in chunks of CHUNK_CELLS
+CHUNK_CELLS = 1 << 21
+
+
+def _reps(problem) -> list:
+    """The concepts whose value maps the others use (every concept unless shared)."""
+    return sorted({problem.representative(j) for j in range(problem.task.k)})
+
+
+def number_of_maps(problem) -> int:
+    sizes = problem.task.sizes
+    return math.prod(sizes[r] ** sizes[r] for r in _reps(problem))
+
+
+def _why_not(problem) -> str | None:
+    if problem.map_class not in CLASSES or problem.supervision:
+        return f"valuemaps counts classes {', '.join(CLASSES)} without supervision"
+    maps = number_of_maps(problem)
+    if maps > MAX_MAPS:
+        return f"valuemaps: {maps} value-map tuples (over {MAX_MAPS}); use --backend search or ganak"
+    if maps * len(problem.support) * problem.task.k > MAX_CELLS:
+        return f"valuemaps: {maps} maps x {len(problem.support)} support vectors is too many to evaluate"
+    return None
+
+
+def applies(problem) -> bool:
+    """Whether the class is disentangled or shared, nothing is supervised and the maps are few."""
+    return _why_not(problem) is None
+
+
+def count_valuemaps(problem, deadline: Deadline) -> int:
+    """How many value-map tuples keep every support vector's labels."""
+    task, k = problem.task, problem.task.k
+    reps = _reps(problem)
+    col = [reps.index(problem.representative(j)) for j in range(k)]
+    tables = [grid((task.sizes[r],) * task.sizes[r]) for r in reps]  # row t sends value v to tables[.][t, v]
+    tuples = grid(tuple(len(t) for t in tables))
+    vectors = np.asarray(problem.support.vectors, dtype=np.int64)
+    want = problem.labels
+    step = max(1, CHUNK_CELLS // max(1, len(vectors) * k))
+    total = 0
+    for start in range(0, len(tuples), step):
+        deadline.check()
+        chunk = tuples[start:start + step]
+        mapped = np.empty((len(chunk), len(vectors), k), dtype=np.int64)
+        for j in range(k):
+            mapped[:, :, j] = tables[col[j]][chunk[:, col[j]]][:, vectors[:, j]]
+        labels = task.evaluate(mapped.reshape(-1, k)).reshape(len(chunk), len(vectors), -1)
+        total += int((labels == want[None]).all(axis=(1, 2)).sum())
+    return total
+
+
+class ValueMapsCounter:
+    """Exact counts of disentangled and shared maps by trying every value map (at most MAX_MAPS)."""
+
+    name = "valuemaps"
+    exact = True
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def applies(self, problem) -> bool:
+        return applies(problem)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        why = _why_not(problem)
+        if why:
+            raise BackendError(why)
+        total = count_valuemaps(problem, Deadline(options.timeout, self.name))
+        return Tally(total, notes=(f"valuemaps: all {number_of_maps(problem)} value-map tuples tried at once "
+                                   f"on the support",))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = ValueMapsCounter()
