@@ -217,6 +217,20 @@ def random_product_problem(seed: int, map_class: str):
     raise RuntimeError("no small problem found")
 
 
+def _feature(rng, block: list) -> str:
+    """A random symmetric feature of a block of concepts (sum, parity, all-equal, max; a lone concept itself)."""
+    kind = rng.choice(["sum", "parity", "equal", "max"]) if len(block) > 1 else "one"
+    if kind == "sum":
+        return "(" + " + ".join(block) + ")"
+    if kind == "parity":
+        return "((" + " + ".join(block) + ") % 2)"
+    if kind == "equal":
+        return "ITE(" + " & ".join(f"({a} == {b})" for a, b in zip(block, block[1:])) + ", 1, 0)"
+    if kind == "max":
+        return "Max(" + ", ".join(block) + ")" if len(block) == 2 else f"Max({block[0]}, Max({block[1]}, {block[2]}))"
+    return block[0]
+
+
 def random_modular_problem(seed: int, map_class: str, twins: bool = False):
     """A random task whose labels read blocks of concepts only through symmetric features (sums, parities,
     all-equal, max), on a random unsupervised sample; ``twins``: two blocks the knowledge can swap."""
@@ -236,18 +250,7 @@ def random_modular_problem(seed: int, map_class: str, twins: bool = False):
             block = names[at:at + size]
             at += size
             concepts.update({n: domain for n in block})
-            kind = rng.choice(["sum", "parity", "equal", "max"]) if size > 1 else "one"
-            if kind == "sum":
-                features.append("(" + " + ".join(block) + ")")
-            elif kind == "parity":
-                features.append("((" + " + ".join(block) + ") % 2)")
-            elif kind == "equal":
-                features.append("ITE(" + " & ".join(f"({a} == {b})" for a, b in zip(block, block[1:])) + ", 1, 0)")
-            elif kind == "max":
-                features.append("Max(" + ", ".join(block) + ")" if size == 2 else
-                                f"Max({block[0]}, Max({block[1]}, {block[2]}))")
-            else:
-                features.append(block[0])
+            features.append(_feature(rng, block))
 
         def atom():
             a = rng.choice(features)
@@ -318,18 +321,7 @@ def random_module_tree_problem(seed: int, map_class: str = "complete"):
         names += block
         domain = rng.choice(["0..1", "0..2"]) if size <= 2 else "0..1"
         concepts.update({n: domain for n in block})
-        kind = rng.choice(["sum", "parity", "equal", "max"]) if size > 1 else "one"
-        if kind == "sum":
-            features.append("(" + " + ".join(block) + ")")
-        elif kind == "parity":
-            features.append("((" + " + ".join(block) + ") % 2)")
-        elif kind == "equal":
-            features.append("ITE(" + " & ".join(f"({a} == {b})" for a, b in zip(block, block[1:])) + ", 1, 0)")
-        elif kind == "max":
-            features.append(f"Max({block[0]}, {block[1]})" if size == 2 else
-                            f"Max({block[0]}, Max({block[1]}, {block[2]}))")
-        else:
-            features.append(block[0])
+        features.append(_feature(rng, block))
 
     def pair(f, g):
         v = rng.randint(0, 1)
