@@ -204,8 +204,12 @@ def _label_first(task: Task, grid: np.ndarray, n: int, seed: int) -> tuple:
     labels = np.asarray(task.evaluate(grid), dtype=np.int64).reshape(len(grid), -1)
     low = labels.min(axis=0, initial=0)
     radix = [int(x) for x in labels.max(axis=0, initial=0) - low + 1]
-    _, group = np.unique(row_codes(labels - low, radix), return_inverse=True)  # label vectors in lexicographic order
-    group = np.asarray(group).reshape(-1)
+    codes = row_codes(labels - low, radix)
+    if math.prod(radix) <= 1 << 22:  # few label vectors: rank them by counting instead of sorting every row
+        present = np.bincount(codes, minlength=math.prod(radix)) > 0
+        group = (np.cumsum(present) - 1)[codes]
+    else:
+        group = np.asarray(np.unique(codes, return_inverse=True)[1]).reshape(-1)  # label vectors in order
     members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
     rng = random.Random(seed)
     chosen: set = set()

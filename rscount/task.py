@@ -169,7 +169,8 @@ class Task:
         env = {}
         for i, c in enumerate(self.concepts):
             table = np.array([self.codes[v] if isinstance(v, str) else v for v in c.domain], dtype=np.int64)
-            env[c.name] = table[vectors[:, i]]
+            identity = vectors.dtype == np.int64 and np.array_equal(table, np.arange(len(table)))
+            env[c.name] = vectors[:, i] if identity else table[vectors[:, i]]  # values 0..d-1: no gather
         out = np.empty((n, len(self.labels)), dtype=np.int64)
         for j, label in enumerate(self.labels):
             out[:, j] = evaluate(label.expr, env, self.codes, n)

@@ -186,8 +186,10 @@ def test_exact_choice_names_the_backend_that_ran():
     assert rscount.count("xor4", supervise=["c1"]).backend in ("structural", "ganak")
     assert rscount.count("xor4", map_class="joint").backend == "closed-form"
     shared = rscount.count("xor4", map_class="shared", subsample=12)
-    assert shared.backend == "search" and "in this process" in shared.notes[0]
-    large = rscount.count("xor9", map_class="shared", support="by-label:300", timeout=60)
+    assert shared.backend == "valuemaps"  # one value map for all four concepts: 4 maps to try
+    small = rscount.count("xor4", subsample=12)
+    assert small.backend == "search" and "in this process" in small.notes[0]
+    large = rscount.count("xor9", map_class="disentangled", support="by-label:300", timeout=60)
     assert large.backend in ("search", "ganak") and "ran side by side" in large.notes[0]
 
 
