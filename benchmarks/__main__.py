@@ -34,6 +34,7 @@ def _run(args) -> int:
         reused = {(r["id"], r["map_class"]): r for r in old["rows"]}
         extra = [m for m in old["meta"]["methods"] if m not in methods]
         methods = methods + extra
+    methods = sorted(methods, key=lambda m: m != "rscount")  # the table's first time column is rscount's
     rows = []
     started = time.time()
     for n, inst in enumerate(instances, 1):
