@@ -118,15 +118,17 @@ def _keep_words(c: Cands, col: int, classes: int, masks: np.ndarray) -> np.ndarr
         packed = np.packbits(onehot, axis=1, bitorder="little")
         hit = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8))).view("<u8")
         if classes <= 8:  # every mask at once
-            hit = np.stack([~np.bitwise_or.reduce(hit[[k for k in range(classes) if m >> k & 1]], axis=0)
-                            if m else np.full(hit.shape[1], ~np.uint64(0)) for m in range(1 << classes)])
+            hit = np.stack([_avoiding(hit, m) for m in range(1 << classes)])
         c.memo[col] = hit
     if classes <= 8:
         return hit[masks]
-    keep = np.empty((len(masks), hit.shape[1]), dtype=np.uint64)
-    for j, m in enumerate(masks.tolist()):
-        keep[j] = ~np.bitwise_or.reduce(hit[[k for k in range(classes) if m >> k & 1]], axis=0) if m else ~np.uint64(0)
-    return keep
+    return np.stack([_avoiding(hit, m) for m in masks.tolist()])
+
+
+def _avoiding(words: np.ndarray, mask: int) -> np.ndarray:
+    """The candidates in none of the classes of ``mask``, from per-class bit sets ``words`` (class, word)."""
+    chosen = [k for k in range(len(words)) if mask >> k & 1]
+    return ~np.bitwise_or.reduce(words[chosen], axis=0) if chosen else np.full(words.shape[1], ~np.uint64(0))
 
 
 @dataclass
@@ -134,6 +136,7 @@ class Rule:
     """What a parent allows its two children: built once per module by :func:`rule`."""
 
     pair_class: np.ndarray  # (a's classes, b's classes) -> parent class, -1 impossible
+    allowed: np.ndarray  # (row, a's class, b's class) -> whether the parent class is then allowed on the row
     rows: np.ndarray  # support rows where some pair of classes is not allowed
     kinds: np.ndarray  # for each of those rows, its kind (rows of one kind allow the same classes)
     forbid: np.ndarray  # (kind, a's class) -> bit mask of b's classes that break such a row
@@ -151,11 +154,12 @@ def rule(pair_class: np.ndarray, ok: np.ndarray) -> Rule:
     forbid = (~allowed[rows[first]]).astype(np.int64) @ powers
     small = np.int8 if pair_class.shape[1] < 8 else np.int64
     single = ok.sum(axis=1) == 1
-    free, fixed = np.flatnonzero(~single), np.unique(ok[single].argmax(axis=1))
+    only = ok[single].argmax(axis=1)
+    free, fixed = np.flatnonzero(~single), np.unique(only)
     cols = np.empty(len(ok), dtype=np.int64)
     cols[free] = np.arange(len(free))
-    cols[single] = len(free) + np.searchsorted(fixed, ok[single].argmax(axis=1))
-    return Rule(pair_class, rows, kinds, forbid.astype(small), free, fixed, cols)
+    cols[single] = len(free) + np.searchsorted(fixed, only)
+    return Rule(pair_class, allowed, rows, kinds, forbid.astype(small), free, fixed, cols)
 
 
 def join(a: Cands, b: Cands, r: Rule, deadline=None) -> Cands | None:

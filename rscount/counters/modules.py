@@ -290,19 +290,12 @@ class _Joins:
         self.rules: dict = {}
         self._push(top, np.arange(len(g.label_rows))[None, :] == g.code_of(problem.labels)[:, None], self.rules)
 
-    def _fits(self, m: Module, ok: np.ndarray) -> np.ndarray:
-        """(row, class of child 0, class of child 1) -> whether m's class is then allowed on the row."""
-        return np.concatenate([ok, np.zeros((len(ok), 1), dtype=bool)], axis=1)[:, self.pair[id(m)]]
-
     def _push(self, m: Module, ok: np.ndarray, rules: dict) -> None:
         """Rules of m and the modules below it, when m's class on row r must be one with ok[r, class]."""
         if m.children:
-            rules[id(m)] = modjoin.rule(self.pair[id(m)], ok)
-            fits = self._fits(m, ok)
-            if m is self.top:
-                rules["top"] = fits
-            self._push(m.children[0], fits.any(axis=2), rules)
-            self._push(m.children[1], fits.any(axis=1), rules)
+            r = rules[id(m)] = modjoin.rule(self.pair[id(m)], ok)
+            self._push(m.children[0], r.allowed.any(axis=2), rules)
+            self._push(m.children[1], r.allowed.any(axis=1), rules)
 
     def _base(self, m: Module, sources: tuple) -> modjoin.Cands:
         hit = self.base.get((id(m), sources))
@@ -329,7 +322,7 @@ class _Joins:
         vecs = a.rows(np.arange(len(a.weights)))
         present = (vecs[:, :, None] == np.arange(left.range)[None, None, :]).any(axis=0)
         narrowed: dict = {}
-        self._push(right, (self.rules["top"] & present[:, :, None]).any(axis=1), narrowed)
+        self._push(right, (self.rules[id(top)].allowed & present[:, :, None]).any(axis=1), narrowed)
         b = self.cands(right, deal[1], narrowed)
         return modjoin.total(modjoin.join(a, b, self.rules[id(top)], self.deadline))
 
