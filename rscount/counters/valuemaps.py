@@ -7,14 +7,13 @@ pass takes a fraction of the time of a CNF encoding or a search.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..errors import BackendError
 from ..result import Tally
 from ..support import grid
 from .base import Deadline, Options
+from .bruteforce import number_of_candidates
 
 CLASSES = ("disentangled", "shared")
 MAX_MAPS = 1 << 12  # value-map tuples tried
@@ -22,20 +21,10 @@ MAX_VECTORS = 1 << 20  # maps x support vectors evaluated (about 0.2 s on Kand-L
 CHUNK_VECTORS = 1 << 17
 
 
-def _reps(problem) -> list:
-    """The concepts whose value maps the others use (every concept unless shared)."""
-    return sorted({problem.representative(j) for j in range(problem.task.k)})
-
-
-def number_of_maps(problem) -> int:
-    sizes = problem.task.sizes
-    return math.prod(sizes[r] ** sizes[r] for r in _reps(problem))
-
-
 def _why_not(problem) -> str | None:
     if problem.map_class not in CLASSES or problem.supervision:
         return f"valuemaps counts classes {', '.join(CLASSES)} without supervision"
-    maps = number_of_maps(problem)
+    maps = number_of_candidates(problem)
     if maps > MAX_MAPS:
         return f"valuemaps: {maps} value-map tuples (over {MAX_MAPS}); use --backend search or ganak"
     if maps * len(problem.support) > MAX_VECTORS:
@@ -52,7 +41,7 @@ def applies(problem) -> bool:
 def count_valuemaps(problem, deadline: Deadline) -> int:
     """How many value-map tuples keep every support vector's labels."""
     task, k = problem.task, problem.task.k
-    reps = _reps(problem)
+    reps = sorted({problem.representative(j) for j in range(k)})  # concepts whose value maps the others use
     col = [reps.index(problem.representative(j)) for j in range(k)]
     tables = [grid((task.sizes[r],) * task.sizes[r]) for r in reps]  # row t sends value v to tables[.][t, v]
     tuples = grid(tuple(len(t) for t in tables))
@@ -89,7 +78,7 @@ class ValueMapsCounter:
         if why:
             raise BackendError(why)
         total = count_valuemaps(problem, Deadline(options.timeout, self.name))
-        return Tally(total, notes=(f"valuemaps: all {number_of_maps(problem)} value-map tuples tried at once "
+        return Tally(total, notes=(f"valuemaps: all {number_of_candidates(problem)} value-map tuples tried at once "
                                    f"on the support",))
 
     def enumerate(self, problem, encoding, limit):
