@@ -359,7 +359,7 @@ def _key(frontier: list) -> tuple:
 
 
 def count_modules(problem, deadline: Deadline, join: bool = True) -> tuple:
-    """(count, what was done, in words) for a problem that :func:`applies`.
+    """(count, notes on what was done) for a problem that :func:`applies`.
 
     ``join=False`` counts the surviving splits with Ganak even where the tree
     could be joined (the tests compare the two).
@@ -370,7 +370,7 @@ def count_modules(problem, deadline: Deadline, join: bool = True) -> tuple:
     g, top = _tree(problem.task)
     if problem.map_class == "disentangled":  # each concept reads its own: one split, nothing to multiply
         own = {id(m): m.concepts for m in _walk(top) if not m.children}
-        return _Joins(g, top, problem, deadline).count_fixed(own), "class vectors joined, each concept its own source"
+        return _Joins(g, top, problem, deadline).count_fixed(own), ("class vectors joined, each concept its own source",)
     frontiers = _frontiers(top)
     tables = _Tables(g, problem, frontiers)
     k = problem.task.k
@@ -385,7 +385,8 @@ def count_modules(problem, deadline: Deadline, join: bool = True) -> tuple:
                 if tables.possible(frontiers[0], list(deal)):
                     joined += 1
                     total += joins.count(deal)
-            return total * orbit * blocks, f"{tables.tested} top splits tested, {joined} counted by joining class vectors"
+            return total * orbit * blocks, (f"{tables.tested} top splits tested, {joined} counted by joining class "
+                                            f"vectors",)
         except modjoin.TooWide as exc:
             wide, tables = f" ({exc}, so not joined)", _Tables(g, problem, frontiers)
     counted = [0]
@@ -414,7 +415,7 @@ def count_modules(problem, deadline: Deadline, join: bool = True) -> tuple:
 
     total = sum(go(0, list(deal)) for deal in _assignments(tuple(range(k)), top))
     return total * orbit * blocks, (f"{tables.tested} source splits tested, {counted[0]} concept assignment(s) "
-                                    f"counted by Ganak{wide}")
+                                    f"counted by Ganak{wide}", GANAK_NOTE)
 
 
 def _why_not(problem) -> str | None:
@@ -458,8 +459,7 @@ class ModulesCounter:
         top = _tree(problem.task)[1]
         total, done = run_isolated(lambda: count_modules(problem, Deadline(options.timeout, self.name)),
                                    self.name, options.timeout, options.memory_mb, options.progress)
-        notes = (f"modules: {_show(top, problem.task)}; {done}",)
-        return Tally(total, notes=notes + ((GANAK_NOTE,) if "Ganak" in done else ()))
+        return Tally(total, notes=(f"modules: {_show(top, problem.task)}; {done[0]}",) + done[1:])
 
     def enumerate(self, problem, encoding, limit):
         raise NotImplementedError
