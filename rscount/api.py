@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 from pathlib import Path
@@ -69,7 +70,8 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
-    """Return the backends to try in order: ApproxMC for approx, else the exact ones that fit.
+    """Return the backends to try in order: for approx the estimate counter where it applies (exact parts stay
+    exact) else ApproxMC, else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
     first answer: on a listed sampled support the clauses counter against
@@ -82,7 +84,7 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     if approx:
         if exact:
             raise EncodingError("--exact and --approx exclude each other; pick one")
-        return ("approxmc",)
+        return ("estimate",) if COUNTERS["estimate"].applies(problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
     if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
@@ -110,14 +112,15 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                   timeout: float | None = None, memory_mb: int | None = None,
                   progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Count the optimal maps of ``problem`` with ``backend`` (chosen for you when None)."""
-    if backend is not None and approx and backend != "approxmc":
-        raise EncodingError(f"--approx uses approxmc; it cannot be combined with --backend {backend}")
+    if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
+        raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
-    if backend is None and not approx:
+    if backend is None:
         parts = split_problem(problem)
         if parts:
-            return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress)
+            return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress,
+                                approx=(epsilon, delta, seed) if approx else None)
     began = time.perf_counter()
     first: list = []  # counters that only apply to some problems: each tried with half the time left
     if backend is None and not approx:
@@ -218,16 +221,37 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
 
 
-def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress) -> CountResult:
-    """Count independent sub-problems one by one and multiply (see :mod:`rscount.split`)."""
+def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress, approx=None) -> CountResult:
+    """Count independent sub-problems one by one and multiply (see :mod:`rscount.split`).
+
+    With ``approx`` = (epsilon, delta, seed) each part is estimated; a part
+    gets an equal share of what the parts before it left of the accuracy
+    (factors 1 + epsilon multiply, deltas add), so exact parts cost nothing.
+    """
     start = time.perf_counter()
     results = []
-    for part in parts:
+    factor, risk = 1 + approx[0] if approx else 1, approx[1] if approx else 0
+    for n, part in enumerate(parts):
         left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
-        results.append(count_problem(part, timeout=left, memory_mb=memory_mb, progress=progress))
+        if approx is None:
+            results.append(count_problem(part, timeout=left, memory_mb=memory_mb, progress=progress))
+            continue
+        share = factor ** (1 / (len(parts) - n))
+        r = count_problem(part, approx=True, epsilon=share - 1, delta=risk / (len(parts) - n), seed=approx[2],
+                          timeout=left, memory_mb=memory_mb, progress=progress)
+        if not r.exact:
+            factor, risk = factor / share, risk - r.delta
+        results.append(r)
     total = 1
     for r in results:
         total *= r.count
+    exact = all(r.exact for r in results)
+    bounds = {}
+    if not exact:
+        lower = math.prod(r.count if r.exact else r.lower for r in results)
+        upper = math.prod(r.count if r.exact else r.upper for r in results)
+        bounds = dict(lower=lower, upper=upper, delta=approx[1] - risk,
+                      epsilon=max(approx[0], upper / total - 1, total / lower - 1))
     names = " | ".join(f"{r.task}: {format_count(r.count)} ({r.backend})" for r in results)
     why = ("the support is exhaustive" if problem.support.exhaustive
            else f"each {problem.map_class} map reads each part's concepts alone")
@@ -237,7 +261,7 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress)
     return CountResult(
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
         support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
-        count=total, exact=True, backend=f"split({backends})", seconds=time.perf_counter() - start,
+        count=total, exact=exact, **bounds, backend=f"split({backends})", seconds=time.perf_counter() - start,
         notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, None))
 

@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
     mode = how.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
-    mode.add_argument("--approx", action="store_true", help="ApproxMC (epsilon, delta) estimate")
+    mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling for arithmetic knowledge (exact where it can), else ApproxMC")
     how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself")
     how.add_argument("--epsilon", type=float, default=0.8, help="ApproxMC tolerance (default 0.8)")
     how.add_argument("--delta", type=float, default=0.2, help="ApproxMC confidence 1-delta (default 0.2)")
@@ -226,8 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in export_library(args.export_dimacs):
                 print(path, file=out)
             return 0
-        if args.backend and args.approx and args.backend != "approxmc":
-            raise _UsageError(f"--approx uses approxmc; it cannot be combined with --backend {args.backend}")
+        if args.backend and args.approx and args.backend not in ("approxmc", "estimate"):
+            raise _UsageError(f"--approx uses approxmc or estimate; it cannot be combined with --backend "
+                              f"{args.backend}")
         if args.enumerate is not None and args.enumerate < 0:
             raise _UsageError("--enumerate takes a non-negative number of maps")
         if args.timeout is not None and args.timeout <= 0:

@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps']
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from . import (
     bruteforce,
     clauses,
     closedform,
+    estimate,
     ganak,
     linear,
     modules,
@@ -41,6 +42,7 @@ COUNTERS: dict = {
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,
     "approxmc": approxmc.BACKEND,
+    "estimate": estimate.BACKEND,
     "enumerate": enumerate_.BACKEND,
     "closed-form": closedform.BACKEND,
     "bruteforce": bruteforce.BACKEND,

@@ -60,8 +60,9 @@ def _assignments(concepts: tuple, free: list, blocks: dict):
             yield pick
 
 
-def count_complete(problem, deadline: Deadline) -> tuple:
-    """(count, source assignments counted) of the complete maps of a problem that :func:`applies`."""
+def count_complete(problem, deadline: Deadline, confidence=None) -> tuple:
+    """(count, source assignments counted) of the complete maps of a problem that :func:`applies` (an estimate
+    where a part's exact count is out of reach, given a :class:`montecarlo.Confidence`)."""
     task = problem.task
     parts = [(labels, concepts, _solver(task, labels)) for labels, concepts in components(task)]
     read = {i for _, concepts, _ in parts for i in concepts}
@@ -86,7 +87,7 @@ def count_complete(problem, deadline: Deadline) -> tuple:
             if _loses_information(G[:, sources], [task.sizes[s] for s in sources], wanted[:, list(labels)]):
                 memo[key] = 0
             else:
-                memo[key] = solve(problem, deadline, labels, pick)[0] or 0  # None: no solution
+                memo[key] = solve(problem, deadline, labels, pick, confidence)[0] or 0  # None: no solution
         return memo[key]
 
     def go(p: int, used: frozenset) -> int:

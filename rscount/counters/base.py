@@ -163,7 +163,7 @@ def _child(conn, fn, memory_mb):
 
 def _advice(backend: str, limit: str) -> str:
     """What to do after running out of a limit: approximate, unless that is what ran out."""
-    if backend == "approxmc":
+    if backend in ("approxmc", "estimate"):
         return f"raise {limit} or loosen --epsilon / --delta"
     return f"raise {limit} or try --approx"
 

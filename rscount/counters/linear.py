@@ -377,12 +377,16 @@ def _keep(con: _Constraint, total: np.ndarray) -> np.ndarray:
     return ok
 
 
-def _count_component(cols: list, constraints: list, domain: list, deadline: Deadline) -> int:
+def _count_component(cols: list, constraints: list, domain: list, deadline: Deadline, *,
+                     max_cells: int | None = None, trace: list | None = None) -> int:
     """Assignments of ``cols`` (each to a value of its domain) that keep every constraint.
 
     Free columns are set one at a time; a state is the vector of every
     open constraint's partial total, so assignments that reach the same
-    state are merged and counted by weight.
+    state are merged and counted by weight. With ``trace`` (a list), each step
+    appends (column, parent state, value index, merged state) for its kept
+    assignments and the weights of the states it started from, from which
+    :mod:`montecarlo` draws uniform solutions.
     """
     order = _order(cols, constraints)
     pos = {c: k for k, c in enumerate(order)}
@@ -408,10 +412,11 @@ def _count_component(cols: list, constraints: list, domain: list, deadline: Dead
         deadline.check()
         vals = domain[c]
         n = len(totals)
-        if n * totals[0].size * len(vals) > MAX_CELLS:
+        if n * totals[0].size * len(vals) > (MAX_CELLS if max_cells is None else max_cells):
             raise BackendError(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
                                f"to hold; use --backend search or ganak")
         totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, (n, 1))[:, None, :] * coef[:, j][None, :, None]
+        before = weights
         weights = np.repeat(weights, len(vals))
         keep = np.ones(len(totals), dtype=bool)
         for k, con in enumerate(constraints):
@@ -422,21 +427,26 @@ def _count_component(cols: list, constraints: list, domain: list, deadline: Dead
         totals, weights = totals[keep], weights[keep]
         if not len(totals):
             return 0
-        totals, weights = _merge(totals, weights, [k for k in range(len(constraints)) if last[k] > j])
+        totals, weights, merged = _merge(totals, weights, [k for k in range(len(constraints)) if last[k] > j])
+        if trace is not None:
+            kept = np.flatnonzero(keep)
+            trace.append((c, kept // len(vals), kept % len(vals), merged, before))
     return int(weights.sum())
 
 
 def _merge(totals: np.ndarray, weights: np.ndarray, open_: list) -> tuple:
-    """One state per distinct vector of the still-open constraints' totals, weighted by the states it merges."""
-    if len(totals) < 2:
-        return totals, weights
-    if not open_:
-        return totals[:1], np.array([weights.sum()], dtype=object)
+    """One state per distinct vector of the still-open constraints' totals, weighted by the states it merges,
+    and for each input state the index of the state it went to."""
+    if len(totals) < 2 or not open_:
+        return totals[:1], np.array([weights.sum()], dtype=object), np.zeros(len(totals), dtype=np.int64)
     key = totals[:, open_].reshape(len(totals), -1)
     order = np.lexsort(key.T[::-1])
-    key, totals, weights = key[order], totals[order], weights[order]
-    starts = np.flatnonzero(np.concatenate(([True], (key[1:] != key[:-1]).any(axis=1))))
-    return totals[starts], np.add.reduceat(weights, starts)
+    key = key[order]
+    new = np.concatenate(([True], (key[1:] != key[:-1]).any(axis=1)))
+    starts = np.flatnonzero(new)
+    merged = np.empty(len(totals), dtype=np.int64)
+    merged[order] = np.cumsum(new) - 1
+    return totals[order[starts]], np.add.reduceat(weights[order], starts), merged
 
 
 def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -446,15 +456,17 @@ def _reachable(con: _Constraint, low: np.ndarray, high: np.ndarray) -> np.ndarra
     return _holds(con.op, low[:, 0] if con.op in ("lt", "le") else high[:, 0])
 
 
-def count_linear(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None) -> tuple:
+def count_linear(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None,
+                 confidence=None) -> tuple:
     """(count, free entries enumerated) of the optimal maps of a problem that :func:`applies` (or of the maps of
-    ``labels``' concepts reading ``sources``, see _System)."""
+    ``labels``' concepts reading ``sources``, see _System); with a :class:`montecarlo.Confidence`, an estimate
+    where the exact count is out of reach."""
     system = _System(problem, labels, sources)
-    total, free = count_system(system, deadline)
+    total, free = solver(confidence)(system, deadline)
     return (None if total is None else system.free * total), free  # None: the equations have no solution
 
 
-def count_system(system: Rows, deadline: Deadline) -> tuple:
+def count_system(system: Rows, deadline: Deadline, max_cells: int | None = None) -> tuple:
     """(assignments, free entries enumerated) of the entries ``system.domain`` that keep ``system.equalities``
     and ``system.checks`` (entries no row reads are not in ``system``); None for the count when the
     equalities alone have no solution. A domain is a 1-d array of values, or values x coordinates."""
@@ -476,10 +488,18 @@ def count_system(system: Rows, deadline: Deadline) -> tuple:
         if not cons:
             total *= math.prod(len(domain[c]) for c in cols)
             continue
-        total *= _count_component(cols, cons, domain, deadline)
+        total *= _count_component(cols, cons, domain, deadline, max_cells=max_cells)
         if total == 0:
             break
     return total, len(free)
+
+
+def solver(confidence=None):
+    """:func:`count_system`, or with a :class:`montecarlo.Confidence` its estimating twin."""
+    if confidence is None:
+        return count_system
+    from .montecarlo import estimate_system  # it builds on this module
+    return lambda system, deadline: estimate_system(system, deadline, confidence)
 
 
 class LinearCounter:

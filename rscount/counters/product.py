@@ -25,10 +25,10 @@ from .linear import (
     FLIP,
     LinearCounter,
     Rows,
-    count_system,
     label_concepts,
     one_concept_each,
     reworded,
+    solver,
     unread_entries,
 )
 
@@ -214,7 +214,7 @@ def _zero_patterns(rows: _Rows, deadline: Deadline) -> list:
     return out
 
 
-def _count_pattern(rows: _Rows, zero: frozenset, deadline: Deadline) -> tuple:
+def _count_pattern(rows: _Rows, zero: frozenset, deadline: Deadline, confidence=None) -> tuple:
     """(maps, free entries enumerated) with exactly the columns ``zero`` mapped to 0."""
     system, column = Rows(), {}
 
@@ -243,7 +243,7 @@ def _count_pattern(rows: _Rows, zero: frozenset, deadline: Deadline) -> tuple:
             return 0, 0
     if any(not len(d) for d in system.domain):
         return 0, 0
-    total, free = count_system(system, deadline)
+    total, free = solver(confidence)(system, deadline)
     if total is None:  # the pattern's equations have no solution
         return 0, free
     # nonzero columns no kept row reads: any nonzero value
@@ -253,16 +253,17 @@ def _count_pattern(rows: _Rows, zero: frozenset, deadline: Deadline) -> tuple:
     return total, free
 
 
-def count_product(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None) -> tuple:
-    """(count, zero patterns) of the optimal maps of a problem that :func:`applies` (``labels`` and ``sources``
-    as in :func:`linear.count_linear`)."""
+def count_product(problem, deadline: Deadline, labels: tuple | None = None, sources: dict | None = None,
+                  confidence=None) -> tuple:
+    """(count, zero patterns) of the optimal maps of a problem that :func:`applies` (``labels``, ``sources`` and
+    ``confidence`` as in :func:`linear.count_linear`)."""
     rows = _Rows(problem, labels, sources)
     patterns = _zero_patterns(rows, deadline)
     total = 0
     for zero in patterns:
         deadline.check()
         try:
-            total += _count_pattern(rows, zero, deadline)[0]
+            total += _count_pattern(rows, zero, deadline, confidence)[0]
         except BackendError as exc:
             raise reworded(exc, "product") from None
     return rows.free * total, len(patterns)

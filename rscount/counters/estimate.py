@@ -1,0 +1,68 @@
+"""``--approx`` for arithmetic knowledge: exact where elimination finishes, sampled where it does not.
+
+The :mod:`linear`, :mod:`product` and :mod:`arithmetic` counters run as
+usual; a system whose disequations are too many to eliminate is estimated
+by :mod:`montecarlo` (its equations counted exactly, the disequations
+sampled), and the estimates add and multiply as intervals. The result is
+exact when nothing had to be sampled.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import BackendError
+from ..result import Tally
+from . import arithmetic, linear, product
+from .base import Deadline, Options, run_isolated
+from .montecarlo import Confidence, Estimate
+
+
+def _solve(problem, deadline: Deadline, confidence: Confidence):
+    if arithmetic.applies(problem):
+        return arithmetic.count_complete(problem, deadline, confidence)[0]
+    if linear.applies(problem):
+        return linear.count_linear(problem, deadline, confidence=confidence)[0]
+    return product.count_product(problem, deadline, confidence=confidence)[0]
+
+
+class EstimateCounter:
+    """(epsilon, delta) estimates for labels linear in integer concepts or comparing products of them."""
+
+    name = "estimate"
+    exact = False
+    needs_cnf = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def applies(self, problem) -> bool:
+        return arithmetic.applies(problem) or linear.applies(problem) or product.applies(problem)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if not self.applies(problem):
+            raise BackendError("estimate applies to labels linear in integer concepts or comparing products of "
+                               "them; use --backend approxmc")
+        confidence = Confidence(options.epsilon, options.delta, options.seed)
+
+        def solve() -> tuple:
+            deadline = Deadline(options.timeout, self.name, "raise --timeout or loosen --epsilon / --delta")
+            return _solve(problem, deadline, confidence), confidence
+
+        total, used = run_isolated(solve, self.name, options.timeout, options.memory_mb, options.progress)
+        if total is None:
+            raise BackendError("estimate: the support's equations have no solution, yet the identity solves them; "
+                               "please report this")
+        if not isinstance(total, Estimate):
+            return Tally(int(total), notes=("estimate: every part was counted exactly by elimination",))
+        eps = max(options.epsilon, float(total.upper / total.value) - 1, float(total.value / total.lower) - 1)
+        note = (f"estimate: {used.estimates} systems too large to eliminate were sampled ({used.draws} uniform "
+                f"solutions of their equations, Dagum-Karp-Luby-Ross stopping rule); the true count is within a "
+                f"factor 1+{eps:.3g} of the estimate with probability >= {1 - options.delta:g}")
+        return Tally(round(total.value), exact=False, lower=max(math.ceil(total.lower), 1),
+                     upper=math.floor(total.upper), epsilon=eps, delta=options.delta, notes=(note,))
+
+    def enumerate(self, problem, encoding, limit):
+        raise NotImplementedError
+
+
+BACKEND = EstimateCounter()
