@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from .report import write_markdown
-from .runner import METHODS, measure, measure_here
+from .runner import FALLBACK, METHODS, measure, measure_here
 from .suite import Instance, load
 
 
@@ -55,9 +55,8 @@ def _run(args) -> int:
             row[m] = measure(inst, m, timeout if m == "rscount" else (args.baseline_timeout or timeout))
             if row[m]["status"] == "timeout":
                 gave_up.add(key)
-        if row["rscount"]["status"] != "ok" and "approxmc" in methods:
-            fallback = row["approxmc"] if row["approxmc"]["status"] == "ok" else measure(inst, "approxmc", timeout)
-            row["fallback"] = fallback  # the estimate a user gets with --approx where exact is out of reach
+        if row["rscount"]["status"] != "ok" and "rscount" in args.methods.split(","):
+            row["fallback"] = measure(inst, FALLBACK, timeout)  # what a user gets with --approx instead
         rows.append(row)
         r = row["rscount"]
         print(f"[{n}/{len(instances)}] {inst.id} {inst.map_class}: "
@@ -85,7 +84,8 @@ def main(argv=None) -> int:
     run.add_argument("--quick", action="store_true", help="a few minutes: the instances marked quick, 10 s limit")
     run.add_argument("--timeout", type=float, help="seconds per instance and method (default 60, quick 10)")
     run.add_argument("--baseline-timeout", type=float, help="seconds for the baselines (default: --timeout)")
-    run.add_argument("--methods", default=",".join(METHODS), help=f"comma list of {', '.join(METHODS)}")
+    run.add_argument("--methods", default=",".join(m for m in METHODS if m != FALLBACK),
+                     help=f"comma list of {', '.join(METHODS)}")
     run.add_argument("--only", help="instances whose id contains one of these comma-separated texts (with "
                                      "--reuse the others keep their earlier rows)")
     run.add_argument("--json", metavar="PATH", help="also write the raw results")

@@ -77,10 +77,11 @@ def write_markdown(data: dict) -> str:
                     worst[m] = min(worst[m], ratios[m][-1])
         else:
             fb = row.get("fallback", {})
-            count = (f"~{int(fb['count']):,} (ApproxMC [{int(fb['lower']):,}, {int(fb['upper']):,}], "
-                     f"{fb['seconds']:.1f} s)" if fb.get("status") == "ok" else "not counted")
+            count = (f"~{int(fb['count']):,} (--approx: {fb['backend']} [{int(fb['lower']):,}, "
+                     f"{int(fb['upper']):,}], {fb['seconds']:.1f} s)" if fb.get("status") == "ok" else "not counted")
             mine = _secs(ours)
-            over_60.append(f"{row['id']} ({row['map_class']}{', ApproxMC estimate' if fb.get('status') == 'ok' else ''})")
+            estimated = f", estimated in {fb['seconds']:.1f} s" if fb.get("status") == "ok" else ""
+            over_60.append(f"{row['id']} ({row['map_class']}{estimated})")
         cells = [row["id"], row["map_class"], count, mine, str(ours.get("peak_mb", "-"))]
         cells += [_secs(row.get(m, {})) for m in methods[1:]]
         cells += [_ratio(row.get(m, {}), ours, base_timeout) for m in ("ganak", "pyeda-reference") if m in methods]
