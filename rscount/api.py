@@ -71,7 +71,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
     """Return the backends to try in order: for approx the estimate counter where it applies (exact parts stay
-    exact) else ApproxMC, else the exact ones that fit.
+    exact; ApproxMC if it gives up) else ApproxMC, else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
     first answer: on a listed sampled support the clauses counter against
@@ -84,7 +84,7 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     if approx:
         if exact:
             raise EncodingError("--exact and --approx exclude each other; pick one")
-        return ("estimate",) if COUNTERS["estimate"].applies(problem) else ("approxmc",)
+        return ("estimate", "approxmc") if COUNTERS["estimate"].applies(problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
     if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
@@ -142,6 +142,10 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["arithmetic"].applies(problem):
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
+    if backend is None and approx and COUNTERS["estimate"].applies(problem):
+        first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
+                                                           delta=delta, seed=seed, timeout=t, memory_mb=memory_mb,
+                                                           progress=progress)))
     first_notes: list = []
     gave_up: list = []
     for what, go in first:
@@ -153,7 +157,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             gave_up.append(what)
             if timeout is not None:
                 timeout -= time.perf_counter() - tried
-    plan = (backend,) if backend else choose_backends(problem, exact, approx)
+    plan = (backend,) if backend else choose_backends(problem, exact, approx)[-1 if approx else 0:]
     counters = [get_counter(name) for name in plan]
     for name, counter in zip(plan, counters):
         reason = counter.unavailable()

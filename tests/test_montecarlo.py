@@ -180,3 +180,13 @@ def test_cli_estimate_backend(capsys):
     from rscount.cli import main
     assert main(["--task", "mnadd-evenodd", "--approx", "--backend", "estimate", "--json"]) == 0
     assert '"exact": true' in capsys.readouterr().out
+
+
+def test_approxmc_takes_over_when_the_estimate_gives_up(monkeypatch):
+    from rscount.counters import product
+    monkeypatch.setattr(product, "MAX_PATTERNS", 0)
+    task = rscount.task_from_text(["c1 * c2 == c3"], "c1=0..3,c2=0..3,c3=0..3")
+    problem = rscount.make_problem(task, map_class="disentangled", support="by-label:20")
+    r = rscount.count_problem(problem, approx=True)
+    assert r.backend == "approxmc" and any("estimate gave up" in note for note in r.notes)
+    assert r.lower <= rscount.count_problem(problem).count <= r.upper
