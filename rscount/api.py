@@ -71,7 +71,8 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
     """Return the backends to try in order: for approx the estimate counter where it applies (exact parts stay
-    exact; ApproxMC if it gives up) else ApproxMC, else the exact ones that fit.
+    exact; ApproxMC if it gives up) else ApproxMC (:func:`count_problem` first tries an exact count by symmetry
+    where it applies), else the exact ones that fit.
 
     Where two fit, :func:`count_problem` runs them side by side and keeps the
     first answer: on a listed sampled support the clauses counter against
@@ -142,10 +143,14 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["arithmetic"].applies(problem):
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
-    if backend is None and approx and COUNTERS["estimate"].applies(problem):
-        first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
-                                                           delta=delta, seed=seed, timeout=t, memory_mb=memory_mb,
-                                                           progress=progress)))
+    if backend is None and approx:  # an exact count from symmetry is cheaper than any estimate
+        if COUNTERS["automorphism"].applies(problem):
+            first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
+                                                                   memory_mb=memory_mb, progress=progress)))
+        if COUNTERS["estimate"].applies(problem):
+            first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
+                                                               delta=delta, seed=seed, timeout=t,
+                                                               memory_mb=memory_mb, progress=progress)))
     first_notes: list = []
     gave_up: list = []
     for what, go in first:

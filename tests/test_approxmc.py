@@ -24,7 +24,7 @@ def test_known_bug_variable_in_no_clause():
 
 
 def test_result_is_marked_approximate():
-    r = rscount.count("xor3", approx=True, epsilon=0.5, delta=0.1)
+    r = rscount.count("xor3", backend="approxmc", approx=True, epsilon=0.5, delta=0.1)
     assert not r.exact and r.backend == "approxmc"
     assert r.epsilon == 0.5 and r.delta == 0.1
     assert r.lower <= 24 <= r.upper
@@ -59,3 +59,9 @@ def test_a_time_out_does_not_advise_approximating():
     with pytest.raises(rscount.CountTimeout, match="loosen --epsilon") as info:
         rscount.count_problem(problem, approx=True, timeout=1)
     assert "--approx" not in str(info.value)
+
+
+def test_approx_is_exact_where_symmetry_counts():
+    """--approx first tries the exact count by symmetry: xor3 exhaustive needs no estimate."""
+    r = rscount.count("xor3", approx=True)
+    assert r.exact and r.count == 24 and r.backend == "automorphism"

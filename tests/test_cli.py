@@ -37,7 +37,8 @@ def test_json_fields(capsys):
 
 
 def test_json_approx(capsys):
-    code, out, _ = run(["--task", "xor3", "--approx", "--epsilon", "0.5", "--delta", "0.1", "--json"], capsys)
+    code, out, _ = run(["--task", "xor3", "--approx", "--backend", "approxmc", "--epsilon", "0.5", "--delta", "0.1",
+                        "--json"], capsys)
     data = json.loads(out)
     assert code == 0 and data["exact"] is False and data["epsilon"] == 0.5 and data["delta"] == 0.1
     assert data["lower"] <= 24 <= data["upper"]
