@@ -69,6 +69,11 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     return Problem(task, base, map_class, supervision)
 
 
+def _check_mode(exact: bool | None, approx: bool) -> None:
+    if exact and approx:
+        raise EncodingError("--exact and --approx exclude each other; pick one")
+
+
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
     """Return the backends to try in order: for approx the estimate counter where it applies (exact parts stay
     exact; ApproxMC if it gives up) else ApproxMC (:func:`count_problem` first tries an exact count by symmetry
@@ -82,9 +87,8 @@ def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = 
     problem with modules races modules against Ganak), else the structural
     counter (or SDD compilation) against Ganak.
     """
+    _check_mode(exact, approx)
     if approx:
-        if exact:
-            raise EncodingError("--exact and --approx exclude each other; pick one")
         return ("estimate", "approxmc") if COUNTERS["estimate"].applies(problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
@@ -113,6 +117,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                   timeout: float | None = None, memory_mb: int | None = None,
                   progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Count the optimal maps of ``problem`` with ``backend`` (chosen for you when None)."""
+    _check_mode(exact, approx)
     if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
@@ -131,9 +136,10 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
             first.append(("automorphism on the shared parts",
                           lambda t: _count_shared_parts(problem, shared_parts, timeout=t)))
-        if COUNTERS["automorphism"].applies(problem):
-            first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
-                                                                   memory_mb=memory_mb, progress=progress)))
+    if backend is None and COUNTERS["automorphism"].applies(problem):  # exact, and cheaper than any estimate
+        first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
+                                                               memory_mb=memory_mb, progress=progress)))
+    if backend is None and not approx:
         if COUNTERS["linear"].applies(problem):
             first.append(("linear", lambda t: count_problem(problem, "linear", timeout=t, memory_mb=memory_mb,
                                                              progress=progress)))
@@ -143,14 +149,10 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         elif COUNTERS["arithmetic"].applies(problem):
             first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
                                                                  memory_mb=memory_mb, progress=progress)))
-    if backend is None and approx:  # an exact count from symmetry is cheaper than any estimate
-        if COUNTERS["automorphism"].applies(problem):
-            first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
-                                                                   memory_mb=memory_mb, progress=progress)))
-        if COUNTERS["estimate"].applies(problem):
-            first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
-                                                               delta=delta, seed=seed, timeout=t,
-                                                               memory_mb=memory_mb, progress=progress)))
+    if backend is None and approx and COUNTERS["estimate"].applies(problem):
+        first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
+                                                           delta=delta, seed=seed, timeout=t, memory_mb=memory_mb,
+                                                           progress=progress)))
     first_notes: list = []
     gave_up: list = []
     for what, go in first:
@@ -162,7 +164,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             gave_up.append(what)
             if timeout is not None:
                 timeout -= time.perf_counter() - tried
-    plan = (backend,) if backend else choose_backends(problem, exact, approx)[-1 if approx else 0:]
+    plan = (backend,) if backend else choose_backends(problem, exact, approx)
+    if approx and backend is None:
+        plan = plan[-1:]  # the estimate counter, where planned, was tried above
     counters = [get_counter(name) for name in plan]
     for name, counter in zip(plan, counters):
         reason = counter.unavailable()

@@ -65,3 +65,8 @@ def test_approx_is_exact_where_symmetry_counts():
     """--approx first tries the exact count by symmetry: xor3 exhaustive needs no estimate."""
     r = rscount.count("xor3", approx=True)
     assert r.exact and r.count == 24 and r.backend == "automorphism"
+
+
+def test_exact_and_approx_exclude_each_other_even_where_symmetry_counts():
+    with pytest.raises(rscount.EncodingError, match="exclude each other"):
+        rscount.count("xor3", exact=True, approx=True)
