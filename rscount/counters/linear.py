@@ -377,6 +377,10 @@ def _keep(con: _Constraint, total: np.ndarray) -> np.ndarray:
     return ok
 
 
+class TooManyStates(BackendError):
+    """The elimination would hold more partial assignments than ``max_cells`` allows."""
+
+
 def _count_component(cols: list, constraints: list, domain: list, deadline: Deadline, *,
                      max_cells: int | None = None, trace: list | None = None) -> int:
     """Assignments of ``cols`` (each to a value of its domain) that keep every constraint.
@@ -413,8 +417,8 @@ def _count_component(cols: list, constraints: list, domain: list, deadline: Dead
         vals = domain[c]
         n = len(totals)
         if n * totals[0].size * len(vals) > (MAX_CELLS if max_cells is None else max_cells):
-            raise BackendError(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
-                               f"to hold; use --backend search or ganak")
+            raise TooManyStates(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
+                                f"to hold; use --backend search or ganak")
         totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, (n, 1))[:, None, :] * coef[:, j][None, :, None]
         before = weights
         weights = np.repeat(weights, len(vals))
@@ -470,18 +474,30 @@ def count_system(system: Rows, deadline: Deadline, max_cells: int | None = None)
     """(assignments, free entries enumerated) of the entries ``system.domain`` that keep ``system.equalities``
     and ``system.checks`` (entries no row reads are not in ``system``); None for the count when the
     equalities alone have no solution. A domain is a 1-d array of values, or values x coordinates."""
+    solved = solve_system(system, deadline)
+    if solved is None:
+        return None, 0
+    return count_solved(*solved, deadline, max_cells), len(solved[1])
+
+
+def solve_system(system: Rows, deadline: Deadline) -> tuple | None:
+    """(domains as values x coordinates arrays, free columns, constraints over them) once the equalities of
+    ``system`` are solved; None when they have no solution."""
     if len(system.domain) > MAX_ENTRIES:
         raise BackendError(f"linear: {len(system.domain)} constrained entries, over {MAX_ENTRIES}; "
                            f"use --backend search or ganak")
     domain = [np.asarray(d, dtype=np.int64).reshape(len(d), -1) for d in system.domain]
     solved = _constraints(system, domain, deadline)
-    if solved is None:
-        return None, 0
-    free, constraints = solved
+    return None if solved is None else (domain, *solved)
+
+
+def count_solved(domain: list, free: list, constraints: list, deadline: Deadline,
+                 max_cells: int | None = None) -> int:
+    """The assignments of the free columns that keep every constraint (see :func:`solve_system`)."""
     groups, closed = _components(free, constraints)
     for con in closed:
         if not _keep(con, con.const[None, :])[0]:
-            return 0, len(free)
+            return 0
     total = 1
     for cols, cons in sorted(groups, key=lambda g: len(g[0])):
         deadline.check()
@@ -491,7 +507,7 @@ def count_system(system: Rows, deadline: Deadline, max_cells: int | None = None)
         total *= _count_component(cols, cons, domain, deadline, max_cells=max_cells)
         if total == 0:
             break
-    return total, len(free)
+    return total
 
 
 def solver(confidence=None):

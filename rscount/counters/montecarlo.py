@@ -22,8 +22,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import BackendError
-from .base import Deadline
-from .linear import _components, _constraints, _count_component, _keep, count_system
+from .base import Deadline, check_accuracy
+from .linear import TooManyStates, _components, _count_component, _keep, count_solved, solve_system
 
 EXACT_CELLS = 1 << 22  # the exact elimination first tries with this much room, then the estimate takes over
 EVERY = 1 << 14  # equations with at most this many solutions: check each one instead of sampling
@@ -74,8 +74,7 @@ class Confidence:
     rng: np.random.Generator = field(init=False, repr=False)
 
     def __post_init__(self):
-        if not (self.epsilon > 0 and 0 < self.delta < 1):
-            raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {self.epsilon} and {self.delta}")
+        check_accuracy(self.epsilon, self.delta)
         self.rng = np.random.default_rng(self.seed)
 
     def next_delta(self) -> float:
@@ -146,15 +145,14 @@ class _Sampler:
 def estimate_system(system, deadline: Deadline, confidence: Confidence) -> tuple:
     """Like :func:`linear.count_system`, but where elimination cannot hold the disequations' partial sums, an
     :class:`Estimate` of the count: the equations' solutions counted exactly, the disequations sampled."""
-    try:
-        return count_system(system, deadline, max_cells=EXACT_CELLS)
-    except BackendError:
-        pass
-    domain = [np.asarray(d, dtype=np.int64).reshape(len(d), -1) for d in system.domain]
-    solved = _constraints(system, domain, deadline)
+    solved = solve_system(system, deadline)
     if solved is None:
         return None, 0
-    free, constraints = solved
+    domain, free, constraints = solved
+    try:
+        return count_solved(domain, free, constraints, deadline, max_cells=EXACT_CELLS), len(free)
+    except TooManyStates:
+        pass
     sampled = [con for con in constraints if con.op == "ne"]
     groups, closed = _components(free, [con for con in constraints if con.op != "ne"])
     if any(not _keep(con, con.const[None, :])[0] for con in closed + [c for c in sampled if not c.coeffs]):
