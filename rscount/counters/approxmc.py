@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..errors import BackendError
 from ..result import Tally
-from .base import Options, run_isolated
+from .base import Options, check_accuracy, run_isolated
 
 VERIFIED = ("4.1.24",)
 
@@ -54,8 +53,7 @@ class ApproxMC:
 
     def count(self, problem, encoding, options: Options) -> Tally:
         eps, delta = options.epsilon, options.delta
-        if not (eps > 0 and 0 < delta < 1):
-            raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {eps} and {delta}")
+        check_accuracy(eps, delta)
 
         est = run_isolated(lambda: count_cnf(encoding.clauses, encoding.alpha, eps, delta, options.seed),
                            self.name, options.timeout, options.memory_mb, options.progress)

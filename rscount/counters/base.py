@@ -161,6 +161,12 @@ def _child(conn, fn, memory_mb):
         conn.close()
 
 
+def check_accuracy(epsilon: float, delta: float) -> None:
+    """Reject an (epsilon, delta) no estimate can promise."""
+    if not (epsilon > 0 and 0 < delta < 1):
+        raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {epsilon} and {delta}")
+
+
 def _advice(backend: str, limit: str) -> str:
     """What to do after running out of a limit: approximate, unless that is what ran out."""
     if backend in ("approxmc", "estimate"):
