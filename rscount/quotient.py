@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lazy import cached_property
-from .support import grid
+from .support import label_ids
 from .task import Task
 
 __all__ = ["Quotient", "quotient", "MAX_TABLE"]
@@ -42,10 +42,8 @@ class Quotient:
 
 def label_table(task: Task) -> tuple:
     """The label of every concept vector as one code per vector, shaped like the concept space."""
-    codes = task.evaluate(grid(task.sizes))
-    _, inverse = np.unique(codes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return inverse.reshape(task.sizes).astype(np.int32), int(inverse.max()) + 1
+    ids, kinds = label_ids(task.evaluate_space())
+    return ids.reshape(task.sizes).astype(np.int32), kinds
 
 
 def value_classes(table: np.ndarray, axis: int) -> tuple:

@@ -191,33 +191,38 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
         raise SupportError(f"a label-first sample needs at least one vector, got {n}")
     if task.space_size > MAX_EXHAUSTIVE:
         return _by_label_drawn(task, n, seed)
-    grid = exhaustive(task).vectors
-    vectors, _ = _label_first(task, grid, n, seed)
-    return Support(vectors, f"label-first sample {len(vectors)} (seed {seed})")
+    picks, _ = _label_first(task.evaluate_space(), n, seed)
+    return Support(grid(task.sizes, picks), f"label-first sample {len(picks)} (seed {seed})")
 
 
-def _label_first(task: Task, grid: np.ndarray, n: int, seed: int) -> tuple:
-    """Pick min(n, len(grid)) distinct rows of ``grid``: a label vector uniformly, then a row with it.
-
-    Return the rows and how many label vectors ``grid`` holds.
-    """
-    labels = np.asarray(task.evaluate(grid), dtype=np.int64).reshape(len(grid), -1)
+def label_ids(labels: np.ndarray) -> tuple:
+    """(rank of each row's label vector among the distinct ones, how many there are), in lexicographic order."""
+    labels = np.asarray(labels, dtype=np.int64).reshape(len(labels), -1)
     low = labels.min(axis=0, initial=0)
     radix = [int(x) for x in labels.max(axis=0, initial=0) - low + 1]
     codes = row_codes(labels - low, radix)
     if math.prod(radix) <= 1 << 22:  # few label vectors: rank them by counting instead of sorting every row
         present = np.bincount(codes, minlength=math.prod(radix)) > 0
-        group = (np.cumsum(present) - 1)[codes]
-    else:
-        group = np.asarray(np.unique(codes, return_inverse=True)[1]).reshape(-1)  # label vectors in order
-    members = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+        return (np.cumsum(present) - 1)[codes], int(present.sum())
+    kinds = distinct(codes)
+    return np.searchsorted(kinds, codes), len(kinds)
+
+
+def _label_first(labels: np.ndarray, n: int, seed: int) -> tuple:
+    """Pick min(n, rows) distinct rows: a label vector uniformly, then a row with it.
+
+    Return the sorted row indices and how many label vectors there are.
+    """
+    group, kinds = label_ids(labels)
+    order = np.argsort(group, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(group, minlength=kinds))[:-1])
     rng = random.Random(seed)
     chosen: set = set()
-    target = min(n, len(grid))
+    target = min(n, len(group))
     while len(chosen) < target:
         pool = members[rng.randrange(len(members))]
         chosen.add(int(pool[rng.randrange(len(pool))]))
-    return grid[sorted(chosen)], len(members)
+    return np.array(sorted(chosen), dtype=np.int64), kinds
 
 
 LABEL_DRAWS = 1 << 18
@@ -226,11 +231,14 @@ LABEL_DRAWS = 1 << 18
 def _by_label_drawn(task: Task, n: int, seed: int) -> Support:
     """Label-first sampling where the space is too large to list: labels met among uniform draws."""
     rng = np.random.default_rng(seed)
-    grid = np.stack([rng.integers(s, size=LABEL_DRAWS) for s in task.sizes], axis=1)
-    grid = np.unique(grid, axis=0)
-    vectors, kinds = _label_first(task, grid, n, seed)
-    return Support(vectors, f"label-first sample {len(vectors)} (seed {seed}; the {kinds} "
-                            f"label vectors met in {LABEL_DRAWS} uniform draws)")
+    drawn = np.stack([rng.integers(s, size=LABEL_DRAWS) for s in task.sizes], axis=1)
+    if task.space_size < 1 << 62:  # distinct rows in lexicographic order, as np.unique(axis=0) gives, but 1-d
+        drawn = grid(task.sizes, distinct(row_codes(drawn, list(task.sizes))))
+    else:
+        drawn = np.unique(drawn, axis=0)
+    picks, kinds = _label_first(task.evaluate(drawn), n, seed)
+    return Support(drawn[picks], f"label-first sample {len(picks)} (seed {seed}; the {kinds} "
+                                 f"label vectors met in {LABEL_DRAWS} uniform draws)")
 
 
 def explicit(task: Task, text: str) -> Support:

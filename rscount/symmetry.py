@@ -39,17 +39,12 @@ def partition(k: int, same) -> list:
 def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
     """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone)."""
     if task.space_size <= ENUMERATE_UP_TO:
-        from .support import exhaustive
-        grid = exhaustive(task).vectors
-        labels = task.evaluate(grid)
-        weights = np.cumprod((1,) + task.sizes[::-1])[:-1][::-1]
+        table = task.evaluate_space().reshape(task.sizes + (-1,))
 
         def same(i: int, j: int) -> bool:
             if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
                 return False
-            swapped = grid.copy()
-            swapped[:, [i, j]] = swapped[:, [j, i]]
-            return bool(np.array_equal(labels[swapped @ weights], labels))
+            return bool(np.array_equal(np.swapaxes(table, i, j), table))
     else:
         def same(i: int, j: int) -> bool:
             if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:

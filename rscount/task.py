@@ -162,15 +162,36 @@ class Task:
     def _decode(self) -> dict:
         return {code: name for name, code in self.codes.items()}
 
+    def _values(self, i: int) -> np.ndarray:
+        """The codes of concept i's values, by value index."""
+        return np.array([self.codes[v] if isinstance(v, str) else v for v in self.concepts[i].domain], dtype=np.int64)
+
     def evaluate(self, vectors: np.ndarray) -> np.ndarray:
         """Return label codes, shape (n, labels), for index vectors of shape (n, k)."""
         vectors = np.asarray(vectors)
-        n = vectors.shape[0]
         env = {}
         for i, c in enumerate(self.concepts):
-            table = np.array([self.codes[v] if isinstance(v, str) else v for v in c.domain], dtype=np.int64)
+            table = self._values(i)
             identity = vectors.dtype == np.int64 and np.array_equal(table, np.arange(len(table)))
             env[c.name] = vectors[:, i] if identity else table[vectors[:, i]]  # values 0..d-1: no gather
+        return self._evaluate_env(env, vectors.shape[0])
+
+    def evaluate_space(self) -> np.ndarray:
+        """Label codes of every concept vector in grid order, like ``evaluate(grid(sizes))`` without the grid.
+
+        Each concept's column is a repeated pattern (boolean concepts as numpy
+        bools), so nothing of size n x k is built.
+        """
+        total, inner, env = self.space_size, self.space_size, {}
+        for i, c in enumerate(self.concepts):
+            inner //= len(c.domain)
+            values = self._values(i)
+            if c.is_bool:
+                values = values.astype(bool)
+            env[c.name] = np.tile(np.repeat(values, inner), total // (inner * len(values)))
+        return self._evaluate_env(env, total)
+
+    def _evaluate_env(self, env: dict, n: int) -> np.ndarray:
         out = np.empty((n, len(self.labels)), dtype=np.int64)
         for j, label in enumerate(self.labels):
             out[:, j] = evaluate(label.expr, env, self.codes, n)

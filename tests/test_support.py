@@ -59,3 +59,46 @@ def test_label_first_sample_balances_labels():
     assert rscount.count("and4", support="by-label:4", seed=0).support_size == 4
     with pytest.raises(SupportError, match="by-label:N"):
         rscount.count("and4", support="by-label:x")
+
+
+def _label_first_reference(task, rows, n, seed):
+    """The label-first draw written plainly: every row, np.unique over label rows, one pool per label."""
+    import random
+    _, group = np.unique(task.evaluate(rows), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    members = [np.flatnonzero(group == g) for g in range(group.max() + 1)]
+    rng, chosen = random.Random(seed), set()
+    while len(chosen) < min(n, len(rows)):
+        pool = members[rng.randrange(len(members))]
+        chosen.add(int(pool[rng.randrange(len(pool))]))
+    return rows[sorted(chosen)]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_evaluate_space_matches_the_grid(seed):
+    import random
+
+    from randomtasks import random_categorical_task, random_cnf_task
+    rng = random.Random(seed)
+    task = random_categorical_task(rng) if seed % 2 else random_cnf_task(rng, rng.randint(1, 6))
+    rows = S.grid(task.sizes)
+    labels = task.evaluate(rows)
+    assert np.array_equal(task.evaluate_space(), labels)
+    ids, kinds = S.label_ids(labels)
+    _, inverse = np.unique(labels, axis=0, return_inverse=True)
+    assert np.array_equal(ids, inverse.reshape(-1)) and kinds == inverse.max() + 1
+    n = rng.randint(1, len(rows))
+    assert np.array_equal(S.by_label(task, n, seed).vectors, _label_first_reference(task, rows, n, seed))
+
+
+@pytest.mark.parametrize("name", ["sdd-oia", "kand-logic", "mnmath", "cle4evr", "mnadd-evenodd"])
+def test_label_first_sample_of_library_tasks_matches_the_plain_draw(name):
+    task = rscount.get_task(name)
+    assert np.array_equal(S.by_label(task, 300, 1).vectors, _label_first_reference(task, S.grid(task.sizes), 300, 1))
+
+
+def test_drawn_label_first_sample_matches_the_plain_draw():
+    task = rscount.get_task("mnmath-b1")  # too large to list: labels are met among uniform draws
+    rng = np.random.default_rng(2)
+    drawn = np.unique(np.stack([rng.integers(s, size=S.LABEL_DRAWS) for s in task.sizes], axis=1), axis=0)
+    assert np.array_equal(S.by_label(task, 200, 2).vectors, _label_first_reference(task, drawn, 200, 2))
