@@ -47,6 +47,16 @@ def _agree(row: dict, methods: list) -> str:
     return "; ".join(notes)
 
 
+def _subset(what: str, pairs: list, goal: int) -> list:
+    """One summary line for (ratio, instance) pairs: smallest, median, and the instances below ``goal``."""
+    if not pairs:
+        return []
+    pairs = sorted(pairs)
+    behind = [f"{name} ({_times(r)})" for r, name in pairs if r < goal]
+    return [f"  - {what}: smallest {_times(pairs[0][0])}, median {_times(pairs[len(pairs) // 2][0])}; "
+            f"below {goal}x: {', '.join(behind) or 'none'}."]
+
+
 def write_markdown(data: dict) -> str:
     meta, rows = data["meta"], data["rows"]
     methods, timeout = meta["methods"], meta["timeout"]
@@ -61,13 +71,16 @@ def write_markdown(data: dict) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     worst = {"ganak": math.inf, "pyeda-reference": math.inf}
     ratios: dict = {"ganak": [], "pyeda-reference": []}
+    slow: dict = {"ganak": [], "pyeda-reference": []}  # ratios where the baseline took at least a second
+    alone: dict = {"ganak": [], "pyeda-reference": []}  # the same, counting alone (building left out)
     slow_xor_and, over_60, peak = [], [], 0.0
     for row in rows:
         ours = row["rscount"]
         if ours.get("status") == "ok":
             kind = "" if ours.get("exact") else f" (approx [{ours['lower']}, {ours['upper']}])"
             count = f"{int(ours['count']):,}{kind}"
-            mine = f"{ours['seconds']:.3f} ({ours['backend']})"
+            built = ours.get("make_seconds", 0)
+            mine = f"{ours['seconds']:.3f} ({ours['backend']}{f'; {built:.2f} building' if built >= 0.05 else ''})"
             peak = max(peak, ours.get("peak_mb", 0))
             if row["family"] in ("xor", "and") and row["map_class"] == "complete" and ours["seconds"] >= 1:
                 slow_xor_and.append(row["id"])
@@ -75,6 +88,12 @@ def write_markdown(data: dict) -> str:
                 if row.get(m, {}).get("status") == "ok":
                     ratios[m].append(row[m]["seconds"] / max(ours["seconds"], 1e-3))
                     worst[m] = min(worst[m], ratios[m][-1])
+                    if row[m]["seconds"] >= 1:
+                        slow[m].append((ratios[m][-1], f"{row['id']} {row['map_class']}"))
+                        if "make_seconds" in row[m] and "make_seconds" in ours:
+                            theirs = row[m]["seconds"] - row[m]["make_seconds"]
+                            alone[m].append((theirs / max(ours["seconds"] - ours["make_seconds"], 1e-3),
+                                             f"{row['id']} {row['map_class']}"))
         else:
             fb = row.get("fallback", {})
             count = (f"~{int(fb['count']):,} (--approx: {fb['backend']} [{int(fb['lower']):,}, "
@@ -103,5 +122,8 @@ def write_markdown(data: dict) -> str:
             summary.append(f"- Speed-up over {m} on the {len(rs)} instances {m} finished: smallest {_times(w)}, "
                            f"median {_times(rs[len(rs) // 2])}; at least {goal}x on "
                            f"{sum(r >= goal for r in rs)} of them.")
+            summary += _subset(f"Where {m} took at least 1 s ({len(slow[m])} instances)", slow[m], goal)
+            summary += _subset(f"The same instances, counting alone (each column's time minus its own building of "
+                               f"the task and support; {len(alone[m])} measured)", alone[m], goal)
     summary.append(f"- Peak memory of any rscount measurement: {peak:,.0f} MB.")
     return "\n".join(summary + [""] + lines) + "\n"

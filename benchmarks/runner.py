@@ -31,6 +31,7 @@ def measure_here(instance: Instance, method: str, timeout: float) -> dict:
     row = {"status": "ok"}
     try:
         problem = rscount.make_problem(instance.task, **instance.problem_args())
+        row["make_seconds"] = time.perf_counter() - start  # the task and its support, the same in every column
         r = rscount.count_problem(problem, backend, approx=approx, timeout=timeout)
         row.update(count=str(r.count), exact=r.exact, lower=str(r.lower), upper=str(r.upper), backend=r.backend,
                    support_size=r.support_size)

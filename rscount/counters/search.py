@@ -199,6 +199,7 @@ class _Search:
         self.cache: dict = {}
         self.cache_bytes = 0
         self.nodes = 0
+        self.changed = None  # the parts the step into the current node changed (None: all)
         self.order = self._unit_order()
         self.unit_of = {i: n for n, unit in enumerate(self.units) for i in unit.members}
         self.width = max(task.sizes)
@@ -299,11 +300,13 @@ class _Search:
     def _try(self, n: int, u: int, values, below) -> int:
         """Sum of ``below()`` over entry ``u`` of unit ``n`` set to each of ``values`` (one per orbit, weighted)."""
         total, col = 0, self.units[n].members[0]
+        changed = list({id(p): p for i in self.units[n].members if (p := self.part_of.get(i))}.values())
         for v, weight in self._orbits(n, values):
             ok, undo = self.assign(n, u, v)
             if ok:
                 saved = self.stab
                 self.stab = saved[self.group[saved, col, v] == v]
+                self.changed = changed
                 total += weight * below()
                 self.stab = saved
             self.unassign(n, u, undo)
@@ -623,9 +626,11 @@ class _Search:
         their unknown concepts can still read (the unused sources, and the
         sources of sourced concepts they have not read yet) end alike, so a
         map that loses information a label needs is cut as soon as it does.
+        Only the parts the last step changed (``self.changed``) are checked:
+        the others were clear at the node above.
         """
         unused = [s for s in range(self.task.k) if s not in self.used]
-        for part in self.parts:
+        for part in self.parts if self.changed is None else self.changed:
             sources = [self._source_of(i) for i in part.concepts]
             read = [a for a, s in enumerate(sources) if s is not None]
             columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
@@ -667,6 +672,7 @@ class _Search:
         n, u = entry
         if self.is_free(n, u):
             self.value[n][u] = -5  # set, but no label reads it
+            self.changed = []
             total = len(values) * self.count() if values else 0
             self.value[n][u] = -1
             return total
@@ -695,6 +701,7 @@ class _Search:
             self.source[n] = (s,)
             self.value[n] = self._fresh_values((s,))
             absent = unit.size ** self.value[n].count(-2)
+            self.changed = None  # fewer unused sources: every part may collide now
             total += absent * self.count()
             self.value[n] = None
             self.source[n] = None
