@@ -66,7 +66,7 @@ class _Grid:
         self.columns = np.stack([np.repeat(np.tile(np.arange(n, dtype=kind), math.prod(self.sizes[:j])),
                                            math.prod(self.sizes[j + 1:])) for j, n in enumerate(self.sizes)])
         self.points = self.columns.T  # grid order (lexicographic), a view
-        labels = np.asarray(task.evaluate(self.points)).astype(np.int64)
+        labels = task.evaluate_space()  # grid order, as the columns above
         self.codes, first = row_ids(labels)
         self.label_rows = labels[first]
 
