@@ -122,11 +122,15 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
-    if backend is None:
-        parts = split_problem(problem)
-        if parts:
+    if backend is None or _fits_parts_only(problem, backend):
+        parts = split_problem(problem) or []
+        left_out = [p.task.name for p in parts if backend is not None and not COUNTERS[backend].applies(p)]
+        if parts and left_out and len(left_out) < len(parts):
+            raise BackendError(f"backend {backend} counts some label parts of this task but not "
+                               f"{', '.join(left_out)}; name no backend, and each part gets a counter that fits it")
+        if parts and not left_out:
             return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress,
-                                approx=(epsilon, delta, seed) if approx else None)
+                                approx=(epsilon, delta, seed) if approx else None, backend=backend)
     began = time.perf_counter()
     first: list = []  # counters that only apply to some problems: each tried with half the time left
     if backend is None and not approx:
@@ -234,12 +238,23 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
 
 
-def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress, approx=None) -> CountResult:
+def _fits_parts_only(problem: Problem, backend: str) -> bool:
+    """Whether a named structural counter does not take the whole problem but may take each label part.
+
+    Counters without ``applies`` (brute force, the rsbench reference) stay literal: they are never split.
+    """
+    applies = getattr(COUNTERS.get(backend), "applies", None)
+    return applies is not None and not COUNTERS[backend].needs_cnf and not applies(problem)
+
+
+def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress, approx=None,
+                 backend: str | None = None) -> CountResult:
     """Count independent sub-problems one by one and multiply (see :mod:`rscount.split`).
 
     With ``approx`` = (epsilon, delta, seed) each part is estimated; a part
     gets an equal share of what the parts before it left of the accuracy
     (factors 1 + epsilon multiply, deltas add), so exact parts cost nothing.
+    ``backend`` counts every part (None: each part's own choice).
     """
     start = time.perf_counter()
     results = []
@@ -247,10 +262,10 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
     for n, part in enumerate(parts):
         left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
         if approx is None:
-            results.append(count_problem(part, timeout=left, memory_mb=memory_mb, progress=progress))
+            results.append(count_problem(part, backend, timeout=left, memory_mb=memory_mb, progress=progress))
             continue
         share = factor ** (1 / (len(parts) - n))
-        r = count_problem(part, approx=True, epsilon=share - 1, delta=risk / (len(parts) - n), seed=approx[2],
+        r = count_problem(part, backend, approx=True, epsilon=share - 1, delta=risk / (len(parts) - n), seed=approx[2],
                           timeout=left, memory_mb=memory_mb, progress=progress)
         if not r.exact:
             factor, risk = factor / share, risk - r.delta

@@ -190,3 +190,14 @@ def test_approxmc_takes_over_when_the_estimate_gives_up(monkeypatch):
     r = rscount.count_problem(problem, approx=True)
     assert r.backend == "approxmc" and any("estimate gave up" in note for note in r.notes)
     assert r.lower <= rscount.count_problem(problem).count <= r.upper
+
+
+def test_named_backend_counts_each_label_part_when_it_fits_every_part():
+    """MNMath-B.1 has a sum part and a product part: estimate fits both, linear only the first."""
+    problem = rscount.make_problem("mnmath-b1", support="by-label:1000", map_class="disentangled")
+    r = rscount.count_problem(problem, "estimate", approx=True)
+    assert r.exact and r.count == 12 and r.backend == "split(estimate)"
+    with pytest.raises(rscount.BackendError, match=r"counts some label parts of this task but not mnmath-b1\[y2\]"):
+        rscount.count_problem(problem, "linear")
+    with pytest.raises(rscount.BackendError, match="bruteforce would try"):  # a reference is never split
+        rscount.count_problem(problem, "bruteforce")
