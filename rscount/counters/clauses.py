@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import BackendError
 from ..logic import Op, Var
 from ..result import Tally
+from ..support import row_ids
 from .base import Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
@@ -28,6 +29,9 @@ MAX_STATES = 2_000_000  # merged states held at once; past this the generic coun
 STATE_BYTES = 3 << 29  # and the row bitsets they hold, 1.5 GB by the estimate below (measured: about half)
 MAX_CONCEPTS = 400  # one recursion level per concept
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
+LAYERED_ROWS = 512  # up to this many support rows, partial maps advance a layer at a time in numpy
+FEW_STATES = 500  # but depth first is tried first, up to this many partial maps
+INT64_SAFE = 1 << 62  # partial-map numbers below this bound (sums included) stay int64 in the layers
 
 
 def cnf_form(expr) -> list | None:
@@ -69,11 +73,6 @@ def applies(problem) -> bool:
     return _why_not(problem) is None
 
 
-def _bits(mask: np.ndarray) -> int:
-    """The rows where ``mask`` holds, as the bits of an integer (row r is bit r)."""
-    return int.from_bytes(np.packbits(mask.astype(np.uint8), bitorder="little").tobytes(), "little")
-
-
 def _order(clauses: list) -> list:
     """Predicted concepts in the order they get images: each next clause is the one with the fewest concepts
     not yet placed (then the most already placed), so clauses close early."""
@@ -89,49 +88,187 @@ def _order(clauses: list) -> list:
     return placed
 
 
+class _Steps:
+    """What both counting orders share: the clauses over concept indices, the rows, the image order."""
+
+    def __init__(self, problem):
+        task = problem.task
+        index = {c.name: i for i, c in enumerate(task.concepts)}
+        self.k = task.k
+        self.clauses = [tuple((index[n], s) for n, s in c) for c in cnf_form(task.labels[0].expr)]
+        self.rows = np.asarray(problem.support.vectors)
+        self.wants = task.evaluate(self.rows)[:, 0] != 0
+        self.complete = problem.map_class != "disentangled"
+        self.read = _order(self.clauses)  # predicted concepts in the order they get images
+        position = {p: t for t, p in enumerate(self.read)}
+        self.closes = [max(position[p] for p, _ in c) for c in self.clauses]  # where each clause's last image is
+        self.m = len(self.clauses)
+
+    def images(self, p: int):
+        """Images of predicted concept p: 0 and 1 are the constants, 2 + 2i reads gt concept i, 3 + 2i its negation."""
+        return range(2 + 2 * self.k) if self.complete else (0, 1, 2 + 2 * p, 3 + 2 * p)
+
+    def bit(self, image: int) -> int:
+        """The source an image uses, as a bit of the used-sources mask (0: none, or disentangled)."""
+        return 1 << (image // 2 - 1) if image >= 2 and self.complete else 0
+
+    def literals(self, p: int) -> list:
+        """(clause, positive) for each literal of predicted concept p."""
+        return [(j, positive) for j, c in enumerate(self.clauses) for q, positive in c if q == p]
+
+    def free_sources(self, used: int) -> int:
+        """Ways to finish a complete map: the unused gt concepts go to the predicted ones in any order."""
+        return math.factorial(self.k - bin(used).count("1")) if self.complete else 1
+
+    def finish(self, found: int) -> int:
+        """Predicted concepts no clause reads take any of their four images."""
+        return found * 4 ** (self.k - len(self.read))
+
+    def cap(self, row_bytes: int) -> int:
+        """The most merged partial maps held at once, by MAX_STATES and by STATE_BYTES."""
+        return min(MAX_STATES, STATE_BYTES // row_bytes)
+
+    def too_many(self, most: int) -> BackendError:
+        return BackendError(f"clauses: over {most} partial maps held at once ({len(self.rows)} rows each); "
+                            f"use --backend search or ganak")
+
+
 def count_clauses(problem, deadline: Deadline) -> tuple:
-    """(count, merged states) of the optimal maps of a problem that :func:`applies`."""
-    task, k = problem.task, problem.task.k
-    index = {c.name: i for i, c in enumerate(task.concepts)}
-    clauses = [tuple((index[n], s) for n, s in c) for c in cnf_form(task.labels[0].expr)]
-    rows = np.asarray(problem.support.vectors)
-    wants = task.evaluate(rows)[:, 0] != 0
+    """(count, merged partial maps) of the optimal maps of a problem that :func:`applies`.
+
+    Up to LAYERED_ROWS support rows the partial maps advance a layer at a
+    time in numpy; above, depth first with each row set one Python integer
+    (a 2,048-bit AND is one operation there, and numpy's per-word work then
+    costs more than it saves).
+    """
+    steps = _Steps(problem)
+    if steps.complete and steps.k > 62 or len(steps.rows) > LAYERED_ROWS:
+        return _depth_first(steps, deadline)
+    try:  # few partial maps: depth first is quicker than numpy's setup per layer and image
+        return _depth_first(steps, deadline, budget=FEW_STATES)
+    except _OverBudget:
+        return _layers(steps, deadline)
+
+
+class _OverBudget(Exception):
+    """Depth first met more partial maps than its budget: the layers take over."""
+
+
+def _words(mask: np.ndarray, width: int) -> np.ndarray:
+    """The rows where ``mask`` holds as ``width`` 64-bit words (row r is bit r % 64 of word r // 64)."""
+    packed = np.packbits(mask.astype(np.uint8), bitorder="little")
+    return np.pad(packed, (0, width * 8 - len(packed))).view("<u8").astype(np.int64)
+
+
+def _merge(used, alive, values, weight) -> tuple:
+    """Equal partial maps (used sources, unfalsified rows, open clause values) as one, their numbers added."""
+    ids, first = row_ids(np.concatenate([used[:, None], alive, values.reshape(len(used), -1)], axis=1))
+    order = np.argsort(ids, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(ids[order]) != 0])
+    return used[first], alive[first], values[first], np.add.reduceat(weight[order], starts)
+
+
+def _layers(steps: _Steps, deadline: Deadline) -> tuple:
+    """Every partial map of a layer extended by every image at once; equal ones merged after each layer."""
+    k, m, rows = steps.k, steps.m, steps.rows
+    width = max(1, -(-len(rows) // 64))
+    pos, every = _words(steps.wants, width), _words(np.ones(len(rows), dtype=bool), width)
+    image_rows = [np.zeros(width, dtype=np.int64), every]
+    for i in range(k):
+        ones = _words(rows[:, i] == 1, width)
+        image_rows += [ones, every ^ ones]
+    most = steps.cap(8 * (m + 1) * width + 64)
+    big = (2 + 2 * k) ** len(steps.read) >= INT64_SAFE  # numbers of partial maps may pass int64: Python ints
+    used = np.zeros(1, dtype=np.int64)
+    alive = _words(~steps.wants, width)[None, :]  # negative rows no open clause can falsify yet... all of them
+    values = np.zeros((1, m, width), dtype=np.int64)  # per open clause, the rows its image holds on so far
+    weight = np.ones(1, dtype=object if big else np.int64)
+    held = 1
+    for t, p in enumerate(steps.read):
+        literals = steps.literals(p)
+        touched = sorted({j for j, _ in literals})
+        closing = [j for j in range(m) if steps.closes[j] == t]
+        # negative rows every open clause the image leaves alone holds on (only the touched ones may still
+        # falsify them), and those the closing ones leave unfalsified
+        stays, left_base = alive.copy(), alive.copy()
+        for j in range(m):
+            if steps.closes[j] >= t and j not in touched:
+                stays &= values[:, j]
+                if j in closing:
+                    left_base &= values[:, j]
+        out, pending = [], 0
+        for image in steps.images(p):
+            deadline.check()
+            bit = np.int64(steps.bit(image))
+            idx = np.flatnonzero((used & bit) == 0) if bit else np.arange(len(used))
+            new = {j: values[idx, j] for j in touched}  # fancy indexing: copies
+            for j, positive in literals:
+                new[j] |= image_rows[image] if positive else every ^ image_rows[image]
+            ok = np.ones(len(idx), dtype=bool)
+            for j in closing:  # a closed image clause must hold on every positive row
+                ok &= ((new[j] if j in new else values[idx, j]) & pos == pos).all(axis=1)
+            stuck = stays[idx]  # negative rows every open clause holds on: nothing can falsify them any more
+            for j in touched:
+                stuck &= new[j]
+            ok &= ~(stuck != 0).any(axis=1)
+            idx = idx[ok]
+            now, left = values[idx], left_base[idx]
+            for j in touched:
+                now[:, j] = new[j][ok]
+                if j in closing:
+                    left &= now[:, j]
+            now[:, closing] = 0
+            out.append((used[idx] | bit, left, now, weight[idx]))
+            pending += len(idx)
+            if pending > 2 * most:  # merge early: the layer's candidates before merging can be many times more
+                out = [_merge(*(np.concatenate(x) for x in zip(*out)))]
+                pending = len(out[0][0])
+        used, alive, values, weight = (np.concatenate(x) for x in zip(*out))
+        if not len(used):
+            return 0, held
+        used, alive, values, weight = _merge(used, alive, values, weight)
+        held += len(used)
+        if len(used) > most:
+            raise steps.too_many(most)
+    done = ~(alive != 0).any(axis=1)
+    found = sum(int(w) * steps.free_sources(u) for u, w in zip(used[done].tolist(), weight[done].tolist()))
+    return steps.finish(found), held
+
+
+def _bits(mask: np.ndarray) -> int:
+    """The rows where ``mask`` holds, as the bits of an integer (row r is bit r)."""
+    return int.from_bytes(np.packbits(mask.astype(np.uint8), bitorder="little").tobytes(), "little")
+
+
+def _depth_first(steps: _Steps, deadline: Deadline, budget: int | None = None) -> tuple:
+    """Images given depth first, each row set one Python integer; equal partial maps counted once (memo).
+
+    With a ``budget``, gives up (:class:`_OverBudget`) once the memo holds more partial maps than that.
+    """
+    rows, m = steps.rows, steps.m
     every = (1 << len(rows)) - 1
-    pos, neg = _bits(wants), _bits(~wants)
-    ones = [_bits(rows[:, i] == 1) for i in range(k)]
-    # images: 0 and 1 are the constants, 2 + 2i reads gt concept i, 3 + 2i its negation
-    image_rows = [0, every] + [b for i in range(k) for b in (ones[i], every ^ ones[i])]
-    complete = problem.map_class != "disentangled"
-    read = _order(clauses)
-    position = {p: t for t, p in enumerate(read)}
-    choices = [list(range(2 + 2 * k)) if complete else [0, 1, 2 + 2 * p, 3 + 2 * p] for p in read]
-    literals_at: dict = {}  # position -> (clause, positive) for each literal of that predicted concept
-    closes_at: dict = {}  # position -> clauses whose last concept gets its image there
-    for j, clause in enumerate(clauses):
-        for p, positive in clause:
-            literals_at.setdefault(position[p], []).append((j, positive))
-        closes_at.setdefault(max(position[p] for p, _ in clause), []).append(j)
-    steps = []  # per position: for each image (source bit, clause values it adds), and the clauses it closes
-    for t in range(len(read)):
-        options = []
-        for image in choices[t]:
-            bit = 1 << (image // 2 - 1) if image >= 2 and complete else 0
-            adds = tuple((j, image_rows[image] if positive else every ^ image_rows[image])
-                         for j, positive in literals_at[t])
-            options.append((bit, adds))
-        steps.append((tuple(options), tuple(closes_at.get(t, ()))))
+    pos, neg = _bits(steps.wants), _bits(~steps.wants)
+    image_rows = [0, every]
+    for i in range(steps.k):
+        ones = _bits(rows[:, i] == 1)
+        image_rows += [ones, every ^ ones]
+    plan = []  # per position: for each image (source bit, clause values it adds), and the clauses it closes
+    for t, p in enumerate(steps.read):
+        options = tuple((steps.bit(image), tuple((j, image_rows[image] if positive else every ^ image_rows[image])
+                                                 for j, positive in steps.literals(p)))
+                        for image in steps.images(p))
+        plan.append((options, tuple(j for j in range(m) if steps.closes[j] == t)))
     # a state holds the unfalsified rows and the open clauses' values (about half of them open at a time)
-    most = min(MAX_STATES, STATE_BYTES // ((len(clauses) // 2 + 2) * (len(rows) // 8 + 32) + 100))
-    every_so_often = max(16, min(4096, most // 16))  # visits between checks of the clock and the state count
+    most = steps.cap((m // 2 + 2) * (len(rows) // 8 + 32) + 100)
+    limit = most if budget is None else min(budget, most)
+    every_so_often = max(16, min(4096, limit // 16))  # visits between checks of the clock and the state count
     closed = -1  # the value of a closed clause in the state
     memo: dict = {}
     visits = [0]
 
     def go(t: int, used: int, alive: int, values: tuple) -> int:
-        if t == len(read):
-            if alive:
-                return 0
-            return math.factorial(k - bin(used).count("1")) if complete else 1
+        if t == len(plan):
+            return 0 if alive else steps.free_sources(used)
         key = (t, used, alive, values)
         hit = memo.get(key)
         if hit is not None:
@@ -139,11 +276,10 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
         visits[0] += 1
         if visits[0] % every_so_often == 0:
             deadline.check()
-            if len(memo) > most:
-                raise BackendError(f"clauses: over {most} partial maps held at once ({len(rows)} rows each); "
-                                   f"use --backend search or ganak")
+            if len(memo) > limit:
+                raise steps.too_many(most) if limit == most else _OverBudget()
         total = 0
-        options, closing = steps[t]
+        options, closing = plan[t]
         for bit, adds in options:
             if used & bit:
                 continue
@@ -169,8 +305,8 @@ def count_clauses(problem, deadline: Deadline) -> tuple:
         memo[key] = total
         return total
 
-    found = go(0, 0, neg, (0,) * len(clauses))
-    return found * 4 ** (k - len(read)), len(memo)
+    found = go(0, 0, neg, (0,) * m)
+    return steps.finish(found), len(memo)
 
 
 class ClausesCounter:
