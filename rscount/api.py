@@ -265,8 +265,8 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
             results.append(count_problem(part, backend, timeout=left, memory_mb=memory_mb, progress=progress))
             continue
         share = factor ** (1 / (len(parts) - n))
-        r = count_problem(part, backend, approx=True, epsilon=share - 1, delta=risk / (len(parts) - n), seed=approx[2],
-                          timeout=left, memory_mb=memory_mb, progress=progress)
+        r = count_problem(part, backend, approx=True, epsilon=share - 1, delta=risk / (len(parts) - n),
+                          seed=approx[2], timeout=left, memory_mb=memory_mb, progress=progress)
         if not r.exact:
             factor, risk = factor / share, risk - r.delta
         results.append(r)

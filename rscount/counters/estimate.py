@@ -42,6 +42,7 @@ class EstimateCounter:
         if not self.applies(problem):
             raise BackendError("estimate applies to labels linear in integer concepts or comparing products of "
                                "them; use --backend approxmc")
+
         def solve(deadline: Deadline) -> tuple:
             confidence = Confidence(options.epsilon, options.delta, options.seed)
             return _solve(problem, deadline, confidence), confidence
