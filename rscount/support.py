@@ -79,9 +79,16 @@ _WEIGHTS: dict = {}
 
 
 def _hash_weights(width: int) -> np.ndarray:
+    """Fixed pseudo-random odd weights below 2^62, one per column (splitmix64; importing numpy.random costs
+    about 30 ms, more than many whole counts)."""
     hit = _WEIGHTS.get(width)
     if hit is None:
-        hit = _WEIGHTS[width] = np.random.default_rng(width).integers(1, 1 << 62, size=width, dtype=np.int64)
+        with np.errstate(over="ignore"):
+            x = np.arange(1, width + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+            x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            x ^= x >> np.uint64(31)
+        hit = _WEIGHTS[width] = ((x >> np.uint64(2)) | np.uint64(1)).astype(np.int64)
     return hit
 
 

@@ -30,7 +30,8 @@ STATE_BYTES = 3 << 29  # and the row bitsets they hold, 1.5 GB by the estimate b
 MAX_CONCEPTS = 400  # one recursion level per concept
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 LAYERED_ROWS = 512  # up to this many support rows, partial maps advance a layer at a time in numpy
-FEW_STATES = 500  # but depth first is tried first, up to this many partial maps
+FEW_STATES = 200  # but depth first is tried first, up to this many partial maps
+MERGE_BYTES = 1 << 26  # unmerged partial maps of a layer held before they are merged
 INT64_SAFE = 1 << 62  # partial-map numbers below this bound (sums included) stay int64 in the layers
 
 
@@ -177,7 +178,8 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
     for i in range(k):
         ones = _words(rows[:, i] == 1, width)
         image_rows += [ones, every ^ ones]
-    most = steps.cap(8 * (m + 1) * width + 64)
+    row_bytes = 8 * (m + 1) * width + 64
+    most = steps.cap(row_bytes)
     big = (2 + 2 * k) ** len(steps.read) >= INT64_SAFE  # numbers of partial maps may pass int64: Python ints
     used = np.zeros(1, dtype=np.int64)
     alive = _words(~steps.wants, width)[None, :]  # negative rows no open clause can falsify yet... all of them
@@ -220,7 +222,7 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
             now[:, closing] = 0
             out.append((used[idx] | bit, left, now, weight[idx]))
             pending += len(idx)
-            if pending > 2 * most:  # merge early: the layer's candidates before merging can be many times more
+            if pending * row_bytes > MERGE_BYTES:  # merge early: a layer's unmerged maps can be many times more
                 out = [_merge(*(np.concatenate(x) for x in zip(*out)))]
                 pending = len(out[0][0])
         used, alive, values, weight = (np.concatenate(x) for x in zip(*out))
