@@ -68,6 +68,7 @@ class _Grid:
         self.points = self.columns.T  # grid order (lexicographic), a view
         labels = task.evaluate_space()  # grid order, as the columns above
         self.codes, first = row_ids(labels)
+        self.cube = self.codes.reshape(self.sizes)  # one axis per concept
         self.label_rows = labels[first]
 
     def code_of(self, rows: np.ndarray) -> np.ndarray:
@@ -90,9 +91,7 @@ class _Grid:
     def module(self, concepts: tuple, children: tuple = ()) -> Module:
         """The module of ``concepts``: its classes are the distinct label functions of the other concepts."""
         rest = tuple(c for c in range(len(self.sizes)) if c not in concepts)
-        table = np.zeros((math.prod(self.sizes[c] for c in concepts), math.prod(self.sizes[c] for c in rest)),
-                         dtype=np.int64)
-        table[self.combos(concepts), self.combos(rest)] = self.codes
+        table = np.transpose(self.cube, concepts + rest).reshape(math.prod(self.sizes[c] for c in concepts), -1)
         return Module(concepts, row_ids(table)[0], children)
 
     def labels_of(self, frontier: list) -> np.ndarray:
@@ -122,7 +121,7 @@ class _Grid:
         perm = list(range(len(self.sizes)))
         for x, y in zip(a.concepts, b.concepts):
             perm[x], perm[y] = y, x
-        return bool(np.array_equal(self.codes[self.combos(tuple(perm))], self.codes))
+        return bool(np.array_equal(np.transpose(self.cube, perm), self.cube))
 
 
 _TREES: dict = {}  # id(task) -> (task, grid, top): finding modules costs a grid evaluation
