@@ -179,10 +179,10 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
         ones = _words(rows[:, i] == 1, width)
         image_rows += [ones, every ^ ones]
     row_bytes = 8 * (m + 1) * width + 64
-    most = steps.cap(row_bytes)
+    most = steps.cap(3 * row_bytes)  # a merge briefly holds about three copies of the layer
     big = (2 + 2 * k) ** len(steps.read) >= INT64_SAFE  # numbers of partial maps may pass int64: Python ints
     used = np.zeros(1, dtype=np.int64)
-    alive = _words(~steps.wants, width)[None, :]  # negative rows no open clause can falsify yet... all of them
+    alive = _words(~steps.wants, width)[None, :]  # negative rows no closed clause falsifies yet: all of them
     values = np.zeros((1, m, width), dtype=np.int64)  # per open clause, the rows its image holds on so far
     weight = np.ones(1, dtype=object if big else np.int64)
     held = 1
@@ -198,7 +198,7 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
                 stays &= values[:, j]
                 if j in closing:
                     left_base &= values[:, j]
-        out, pending = [], 0
+        out, pending, merge_at = [], 0, MERGE_BYTES // row_bytes
         for image in steps.images(p):
             deadline.check()
             bit = np.int64(steps.bit(image))
@@ -222,9 +222,10 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
             now[:, closing] = 0
             out.append((used[idx] | bit, left, now, weight[idx]))
             pending += len(idx)
-            if pending * row_bytes > MERGE_BYTES:  # merge early: a layer's unmerged maps can be many times more
+            if pending > merge_at:  # merge early: a layer's unmerged maps can be many times more
                 out = [_merge(*(np.concatenate(x) for x in zip(*out)))]
                 pending = len(out[0][0])
+                merge_at = max(merge_at, 2 * pending)  # not again before the merged maps have doubled
         used, alive, values, weight = (np.concatenate(x) for x in zip(*out))
         if not len(used):
             return 0, held
