@@ -925,7 +925,14 @@ class TestModules:
     def test_kand_logic_disentangled(self):
         r = rscount.count("kand-logic", support="by-label:100", map_class="disentangled")
         assert r.backend == "modules" and r.count == 1296
+        assert "in this process" in r.notes[0]  # one join along the identity: no fork, no race
         assert rscount.count("kand-logic", support="by-label:100", map_class="disentangled", backend="ganak").count == 1296
+
+    def test_sdd_oia_disentangled_part_is_joined_in_process(self):
+        """SDD-OIA's stop/forward part reads its obstacles and lights through modules."""
+        problem = rscount.make_problem("sdd-oia", support="by-label:1000", map_class="disentangled")
+        r = rscount.count_problem(problem)
+        assert r.backend == "split(modules+valuemaps)" and r.count == rscount.count_problem(problem, "ganak").count
 
     def test_does_not_apply(self):
         from rscount.counters.modules import applies
