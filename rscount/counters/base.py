@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Optional, Protocol
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 
-__all__ = ["Options", "Counter", "run_isolated", "briefly", "Deadline", "missing", "race", "Cancelled", "Lit",
+__all__ = ["Options", "Counter", "run_isolated", "briefly", "small_first", "Deadline", "missing", "race", "Cancelled", "Lit",
            "Clause"]
 
 Lit = int
@@ -143,6 +143,21 @@ def briefly(fn: Callable[[Deadline], object], seconds: float, backend: str, catc
         return fn(Deadline(seconds, backend))
     except catch:
         return None
+
+
+SMALL_ROWS, SMALL_SECONDS = 256, 0.05  # supports this small are first counted in this process, this long
+
+
+def small_first(fn: Callable[[Deadline], object], rows: int, backend: str, options: Options,
+                advice: str = "raise --timeout or try --approx") -> tuple:
+    """(``fn(deadline)``, whether it ran in this process): on a support of at most SMALL_ROWS rows first here
+    for SMALL_SECONDS (see :func:`briefly`), else, or when that gives up, in a child under the real limits."""
+    if rows <= SMALL_ROWS:
+        done = briefly(fn, min(SMALL_SECONDS, options.timeout or SMALL_SECONDS), backend)
+        if done is not None:
+            return done, True
+    return run_isolated(lambda: fn(Deadline(options.timeout, backend, advice)), backend, options.timeout,
+                        options.memory_mb, options.progress), False
 
 
 def _child(conn, fn, memory_mb):

@@ -13,7 +13,7 @@ import math
 from ..errors import BackendError
 from ..result import Tally
 from . import arithmetic, linear, product
-from .base import Deadline, Options, briefly, run_isolated
+from .base import Deadline, Options, small_first
 from .montecarlo import Confidence, Estimate
 
 
@@ -47,14 +47,8 @@ class EstimateCounter:
             confidence = Confidence(options.epsilon, options.delta, options.seed)
             return _solve(problem, deadline, confidence), confidence
 
-        done = None
-        if len(problem.support) <= linear.QUICK_ROWS:  # small: first in this process (a fork costs ~10 ms)
-            done = briefly(solve, min(linear.QUICK_SECONDS, options.timeout or linear.QUICK_SECONDS), self.name)
-        if done is None:
-            advice = "raise --timeout or loosen --epsilon / --delta"
-            done = run_isolated(lambda: solve(Deadline(options.timeout, self.name, advice)), self.name,
-                                options.timeout, options.memory_mb, options.progress)
-        total, used = done
+        (total, used), _ = small_first(solve, len(problem.support), self.name, options,
+                                       "raise --timeout or loosen --epsilon / --delta")
         if total is None:
             raise BackendError("estimate: the support's equations have no solution, yet the identity solves them; "
                                "please report this")

@@ -31,12 +31,11 @@ from ..errors import BackendError, CountTimeout
 from ..logic import Const, Op, Var, variables
 from ..result import Tally
 from ..support import distinct, row_codes
-from .base import Deadline, Options, briefly, run_isolated
+from .base import Deadline, Options, small_first
 
 CLASSES = ("disentangled", "shared")
 MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)
 MAX_ENTRIES = 400  # constrained entries (elimination is cubic in them)
-QUICK_ROWS, QUICK_SECONDS = 256, 0.05  # small supports are first counted in this process (a fork costs ~10 ms)
 FLIP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
 COMPARE = {op: getattr(operator, op) for op in FLIP}
 
@@ -536,14 +535,9 @@ class LinearCounter:
     def count(self, problem, encoding, options: Options) -> Tally:
         if not self.applies(problem):
             raise BackendError(self.scope)
-        if len(problem.support) <= QUICK_ROWS:
-            quick = briefly(lambda d: self.solve(problem, d), min(QUICK_SECONDS, options.timeout or QUICK_SECONDS),
-                            self.name)
-            if quick is not None:  # else not that small: count in a child under the real limits
-                return Tally(quick[0], notes=(self.describe(quick[1]) + " (in this process)",))
-        total, detail = run_isolated(lambda: self.solve(problem, Deadline(options.timeout, self.name)), self.name,
-                                     options.timeout, options.memory_mb, options.progress)
-        return Tally(total, notes=(self.describe(detail),))
+        (total, detail), here = small_first(lambda d: self.solve(problem, d), len(problem.support), self.name,
+                                            options)
+        return Tally(total, notes=(self.describe(detail) + (" (in this process)" if here else ""),))
 
     def solve(self, problem, deadline: Deadline) -> tuple:
         """(count, a detail for the note) in this process."""
