@@ -397,6 +397,22 @@ class TestAutomorphism:
                 continue
             assert chain == walk, (seed, cls)
 
+    @pytest.mark.parametrize("seed", range(40))
+    def test_search_order_scores_one_member_per_symmetric_block(self, seed):
+        """Scoring only the first unused member of each symmetric block picks the same order as scoring all."""
+        from randomtasks import random_exhaustive_problem
+        from rscount.counters.automorphism import _distinct, _Search
+        from rscount.counters.base import Deadline
+        from rscount.quotient import quotient
+        for task in (random_exhaustive_problem(seed, "complete").task, rscount.get_task(f"xor{2 + seed % 6}")):
+            search = _Search(quotient(task), None, Deadline(None, "test"))
+            k, left, want = task.k, list(range(task.k)), []
+            while left and len(want) < k - 2:
+                best = max(left, key=lambda i: (_distinct(search.histogram(tuple(want + [i]))), -i))
+                want.append(best)
+                left.remove(best)
+            assert search.order() == want + left, seed
+
     @pytest.mark.parametrize("n", range(2, 13))
     def test_closed_forms(self, n):
         assert rscount.count(f"xor{n}", backend="automorphism").count == math.factorial(n) * 2 ** (n - 1)

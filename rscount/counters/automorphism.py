@@ -67,15 +67,32 @@ class _Search:
         return h
 
     def order(self) -> list:
-        """Predicted concepts in search order: each next one tells the most value tuples apart."""
+        """Predicted concepts in search order: each next one tells the most value tuples apart.
+
+        Concepts the table is symmetric in score alike, so only the first unused
+        one of each such block is scored (the pick is the same: ties go to the
+        lowest index).
+        """
         if self._order is None:
             k, left, out = self.q.table.ndim, list(range(self.q.table.ndim)), []
+            blocks = self.symmetric_blocks()
             while left and len(out) < k - 2:
-                best = max(left, key=lambda i: (_distinct(self.histogram(tuple(out + [i]))), -i))
+                firsts = [min(free) for free in (set(b).intersection(left) for b in blocks) if free]
+                best = max(firsts, key=lambda i: (_distinct(self.histogram(tuple(out + [i]))), -i))
                 out.append(best)
                 left.remove(best)
             self._order = out + left
         return self._order
+
+    def symmetric_blocks(self) -> list:
+        """Blocks of axes the quotient table is symmetric in (equal one-axis histograms checked first)."""
+        t = self.q.table
+
+        def same(i: int, j: int) -> bool:
+            hi, hj = self.histogram((i,)), self.histogram((j,))
+            return (t.shape[i] == t.shape[j] and hi is not None and hj is not None and np.array_equal(hi, hj)
+                    and np.array_equal(t, np.swapaxes(t, i, j)))
+        return partition(t.ndim, same)
 
     def candidates(self, i: int, j: int):
         """Bijections from the classes of gt concept j to those of predicted concept i that keep histograms."""
