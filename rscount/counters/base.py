@@ -56,13 +56,17 @@ class Counter(Protocol):
 
 
 def missing(module: str, install: str) -> str | None:
-    """Return why ``module`` cannot be imported (with the pip line that fixes it), or None."""
-    import importlib
+    """Return why ``module`` cannot be imported (with the pip line that fixes it), or None.
+
+    It looks the module up without loading it: choosing a backend should not
+    cost the milliseconds of loading a solver that may never run.
+    """
+    import importlib.util
     try:
-        importlib.import_module(module)
-    except ImportError:
-        return f"{module} is not installed (pip install {install})"
-    return None
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        found = False
+    return None if found else f"{module} is not installed (pip install {install})"
 
 
 _local = threading.local()
