@@ -86,8 +86,10 @@ ARRAY = {
 def evaluate(expr, env: dict, codes: dict, n: int) -> np.ndarray:
     """Evaluate ``expr`` on ``n`` concept vectors at once.
 
-    ``env`` maps concept names to int64 arrays of values; named values are
-    represented by the integer ``codes`` the task assigns them.
+    ``env`` maps concept names to int64 (or bool) arrays of values; named
+    values are represented by the integer ``codes`` the task assigns them.
+    ``n`` may be a shape instead: the arrays then broadcast, and constants
+    take that shape.
     """
     from .logic import Const, Var  # local: logic imports nothing from here
 
@@ -120,7 +122,7 @@ def _apply(op: str, args: list, n: int) -> np.ndarray:
         first = _truth(args[0])
         same = np.ones(first.shape, dtype=bool)
         for a in args[1:]:
-            same &= _truth(a) == first
+            same = same & (_truth(a) == first)  # not in place: the shapes may broadcast
         return same
     fn = ARRAY[op]
     if len(args) == 1 and op in ("not", "neg", "abs"):

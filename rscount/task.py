@@ -179,17 +179,20 @@ class Task:
     def evaluate_space(self) -> np.ndarray:
         """Label codes of every concept vector in grid order, like ``evaluate(grid(sizes))`` without the grid.
 
-        Each concept's column is a repeated pattern (boolean concepts as numpy
-        bools), so nothing of size n x k is built.
+        Concept i is an array of its values along axis i (length 1 elsewhere),
+        so each subexpression broadcasts to the concepts it reads: only the
+        operators that combine all of them touch every vector.
         """
-        total, inner, env = self.space_size, self.space_size, {}
+        k, labels = self.k, len(self.labels)
+        env = {}
         for i, c in enumerate(self.concepts):
-            inner //= len(c.domain)
             values = self._values(i)
-            if c.is_bool:
-                values = values.astype(bool)
-            env[c.name] = np.tile(np.repeat(values, inner), total // (inner * len(values)))
-        return self._evaluate_env(env, total)
+            env[c.name] = (values.astype(bool) if c.is_bool else values).reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
+        out = np.empty((self.space_size, labels), dtype=np.int64)
+        cube = out.reshape(self.sizes + (labels,))
+        for j, label in enumerate(self.labels):
+            cube[..., j] = evaluate(label.expr, env, self.codes, (1,) * k)
+        return out
 
     def _evaluate_env(self, env: dict, n: int) -> np.ndarray:
         out = np.empty((n, len(self.labels)), dtype=np.int64)

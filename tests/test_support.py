@@ -91,6 +91,13 @@ def test_evaluate_space_matches_the_grid(seed):
     assert np.array_equal(S.by_label(task, n, seed).vectors, _label_first_reference(task, rows, n, seed))
 
 
+def test_evaluate_space_broadcasts_constants_and_every_operator_shape():
+    """Constant labels, a bare concept, n-ary Equivalent and ITE: each broadcast to the whole space."""
+    task = rscount.task_from_spec({"name": "e", "concepts": {"a": "bool", "b": "bool", "c": "0..2"},
+                                   "labels": ["1", "Equivalent(a, b, c > 0)", "ITE(a, 2, c)", "a", "And()"]})
+    assert np.array_equal(task.evaluate_space(), task.evaluate(S.grid(task.sizes)))
+
+
 @pytest.mark.parametrize("name", ["sdd-oia", "kand-logic", "mnmath", "cle4evr", "mnadd-evenodd"])
 def test_label_first_sample_of_library_tasks_matches_the_plain_draw(name):
     task = rscount.get_task(name)
