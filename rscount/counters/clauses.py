@@ -178,6 +178,7 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
     for i in range(k):
         ones = _words(rows[:, i] == 1, width)
         image_rows += [ones, every ^ ones]
+    image_rows = np.array(image_rows)
     row_bytes = 8 * (m + 1) * width + 64
     most = steps.cap(3 * row_bytes)  # a merge briefly holds about three copies of the layer
     big = (2 + 2 * k) ** len(steps.read) >= INT64_SAFE  # numbers of partial maps may pass int64: Python ints
@@ -190,6 +191,10 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
         literals = steps.literals(p)
         touched = sorted({j for j, _ in literals})
         closing = [j for j in range(m) if steps.closes[j] == t]
+        images = np.array(steps.images(p))
+        bits = np.array([steps.bit(image) for image in images], dtype=np.int64)
+        # per literal sign, the rows each image makes the literal true on
+        reads = {True: image_rows[images], False: every ^ image_rows[images]}
         # negative rows every open clause the image leaves alone holds on (only the touched ones may still
         # falsify them), and those the closing ones leave unfalsified
         stays, left_base = alive.copy(), alive.copy()
@@ -199,29 +204,31 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
                 if j in closing:
                     left_base &= values[:, j]
         out, pending, merge_at = [], 0, MERGE_BYTES // row_bytes
-        for image in steps.images(p):
+        chunk = max(1, merge_at // len(images))  # partial maps extended at once (times their images)
+        for a in range(0, len(used), chunk):
             deadline.check()
-            bit = np.int64(steps.bit(image))
-            idx = np.flatnonzero((used & bit) == 0) if bit else np.arange(len(used))
-            new = {j: values[idx, j] for j in touched}  # fancy indexing: copies
+            free = (used[a:a + chunk, None] & bits[None, :]) == 0  # images whose source is still unused
+            at, which = np.nonzero(free)
+            at += a
+            new = {j: values[at, j] for j in touched}  # fancy indexing: copies
             for j, positive in literals:
-                new[j] |= image_rows[image] if positive else every ^ image_rows[image]
-            ok = np.ones(len(idx), dtype=bool)
+                new[j] |= reads[positive][which]
+            ok = np.ones(len(at), dtype=bool)
             for j in closing:  # a closed image clause must hold on every positive row
-                ok &= ((new[j] if j in new else values[idx, j]) & pos == pos).all(axis=1)
-            stuck = stays[idx]  # negative rows every open clause holds on: nothing can falsify them any more
+                ok &= ((new[j] if j in new else values[at, j]) & pos == pos).all(axis=1)
+            stuck = stays[at]  # negative rows every open clause holds on: nothing can falsify them any more
             for j in touched:
                 stuck &= new[j]
             ok &= ~(stuck != 0).any(axis=1)
-            idx = idx[ok]
-            now, left = values[idx], left_base[idx]
+            at, which = at[ok], which[ok]
+            now, left = values[at], left_base[at]
             for j in touched:
                 now[:, j] = new[j][ok]
                 if j in closing:
                     left &= now[:, j]
             now[:, closing] = 0
-            out.append((used[idx] | bit, left, now, weight[idx]))
-            pending += len(idx)
+            out.append((used[at] | bits[which], left, now, weight[at]))
+            pending += len(at)
             if pending > merge_at:  # merge early: a layer's unmerged maps can be many times more
                 out = [_merge(*(np.concatenate(x) for x in zip(*out)))]
                 pending = len(out[0][0])
