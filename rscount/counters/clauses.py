@@ -30,7 +30,7 @@ STATE_BYTES = 3 << 29  # and the row bitsets they hold, 1.5 GB by the estimate b
 MAX_CONCEPTS = 400  # one recursion level per concept
 QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic samples take a few milliseconds
 LAYERED_ROWS = 512  # up to this many support rows, partial maps advance a layer at a time in numpy
-FEW_STATES = 200  # but depth first is tried first, up to this many partial maps
+FEW_STATES = 32  # but depth first is tried first, up to this many partial maps
 MERGE_BYTES = 1 << 26  # unmerged partial maps of a layer held before they are merged
 INT64_SAFE = 1 << 62  # partial-map numbers below this bound (sums included) stay int64 in the layers
 
