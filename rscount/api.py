@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import threading
@@ -122,6 +123,12 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
+    if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in problem.task.groups):
+        same = count_problem(dataclasses.replace(problem, map_class="disentangled"), exact=exact, approx=approx,
+                             epsilon=epsilon, delta=delta, seed=seed, timeout=timeout, memory_mb=memory_mb,
+                             progress=progress)
+        return dataclasses.replace(same, map_class="shared", notes=same.notes + (
+            "no two concepts share a classifier, so the shared maps are the disentangled ones",))
     if backend is None or _fits_parts_only(problem, backend):
         parts = split_problem(problem) or []
         left_out = [p.task.name for p in parts if backend is not None and not COUNTERS[backend].applies(p)]
@@ -358,7 +365,7 @@ def _optimal_everywhere(problem: Problem, limit) -> list:
     """
     if problem.support.exhaustive or problem.supervision or limit == 0:
         return []
-    every = Support(None, "exhaustive", exhaustive=True, size=problem.task.space_size)  # read off the knowledge
+    every = supports.exhaustive(problem.task)  # read off the knowledge: its vectors are never listed
     full = Problem(problem.task, every, problem.map_class)
     if not COUNTERS["automorphism"].applies(full):
         return []

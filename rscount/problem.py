@@ -83,7 +83,7 @@ class Problem:
     def __post_init__(self) -> None:
         if self.map_class not in MAP_CLASSES:
             raise EncodingError(f"unknown map class {self.map_class!r}; choose one of {', '.join(MAP_CLASSES)}")
-        if self.support.data is not None and self.support.vectors.shape[1] != self.task.k:
+        if self.support.given is not None and self.support.given.shape[1] != self.task.k:
             raise SupportError(f"support vectors have {self.support.vectors.shape[1]} values; "
                                f"task {self.task.name} has {self.task.k} concepts")
         bad = [i for i in self.supervision.vectors if not 0 <= i < len(self.support)]

@@ -106,7 +106,7 @@ def _label_parts(problem: Problem) -> tuple:
     if problem.support.exhaustive:
         if problem.supervision.vectors:
             return None, None
-    elif problem.map_class not in ("disentangled", "shared") or problem.support.data is None:
+    elif problem.map_class not in ("disentangled", "shared") or not problem.support.listed:
         return None, None
     parts = components(task)
     covered = {c for _, cs in parts for c in cs}

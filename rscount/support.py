@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SupportError
+from .lazy import cached_property
 from .spec import vectors_from_values
 from .task import Task
 
@@ -31,31 +32,45 @@ MAX_EXHAUSTIVE = 1 << 24
 class Support:
     """Index vectors of shape (n, k), with a word on where they came from.
 
-    An exhaustive support too large to list (over MAX_EXHAUSTIVE vectors)
-    keeps only its size: counters that split the problem never need its rows,
-    and any that do get a SupportError saying what to do instead.
+    The exhaustive support lists its vectors only when a counter reads them
+    (``sizes`` kept instead): the counters that work from the knowledge
+    alone never pay for the grid (168 MB for 20 boolean concepts). One too
+    large to list (over MAX_EXHAUSTIVE vectors) keeps only its size: counters
+    that split the problem never need its rows, and any that do get a
+    SupportError saying what to do instead.
     """
 
-    data: np.ndarray | None = field(repr=False)
+    given: np.ndarray | None = field(repr=False)
     kind: str
     exhaustive: bool = False
     size: int | None = None
+    sizes: tuple | None = None  # an exhaustive support listed on demand: the domain size of each concept
 
     def __post_init__(self) -> None:
-        if self.data is None and not (self.exhaustive and self.size):
+        if self.given is None and not (self.exhaustive and self.size):
             raise SupportError("only an exhaustive support may leave its vectors unlisted")
-        if self.data is not None and len(self.data) == 0:
+        if self.given is not None and len(self.given) == 0:
             raise SupportError("the support is empty; give at least one concept vector")
 
     @property
+    def listed(self) -> bool:
+        """Whether the vectors can be read (those of an exhaustive support are built on first use)."""
+        return self.given is not None or self.sizes is not None
+
+    @cached_property
+    def data(self) -> np.ndarray | None:
+        """The vectors, or None where the support is too large to list."""
+        return self.given if self.given is not None or self.sizes is None else grid(self.sizes)
+
+    @property
     def vectors(self) -> np.ndarray:
-        if self.data is None:
+        if not self.listed:
             raise SupportError(f"the exhaustive support has {self.size} vectors (limit {MAX_EXHAUSTIVE} "
                                f"to list); use --subsample, --support by-label:N or an explicit support")
         return self.data
 
     def __len__(self) -> int:
-        return int(self.data.shape[0]) if self.data is not None else int(self.size)
+        return int(self.given.shape[0]) if self.given is not None else int(self.size)
 
     def rows(self):
         """Yield index vectors as tuples."""
@@ -147,9 +162,8 @@ def grid(sizes: tuple, indices: np.ndarray | None = None) -> np.ndarray:
 
 def exhaustive(task: Task) -> Support:
     """Return every concept vector of ``task``."""
-    if task.space_size > MAX_EXHAUSTIVE:
-        return Support(None, "exhaustive", exhaustive=True, size=task.space_size)
-    return Support(grid(task.sizes), "exhaustive", exhaustive=True)
+    listed = task.sizes if task.space_size <= MAX_EXHAUSTIVE else None
+    return Support(None, "exhaustive", exhaustive=True, size=task.space_size, sizes=listed)
 
 
 def parse_amount(text, what: str) -> float | int:

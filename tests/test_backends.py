@@ -194,6 +194,19 @@ def test_exact_choice_names_the_backend_that_ran():
     assert large.backend in ("search", "ganak") and "ran side by side" in large.notes[0]
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_shared_without_groups_is_counted_as_disentangled(seed):
+    """No concept shares a classifier: the shared maps are the disentangled ones, and the result says so."""
+    import random
+    rng = random.Random(seed)
+    task = rscount.task_from_text(["(a ^ b) | c", "c & ~d"], "a,b,c,d")
+    rows = rscount.support.grid(task.sizes, rng.sample(range(16), rng.randint(1, 16))).tolist()
+    problem = rscount.make_problem(task, map_class="shared", support=rows)
+    got = rscount.count_problem(problem)
+    assert got.count == rscount.count_problem(problem, "bruteforce").count and got.map_class == "shared"
+    assert "shared maps are the disentangled ones" in got.notes[-1]
+
+
 def test_race_stops_the_loser_and_its_child():
     import time
     import multiprocessing as mp
@@ -822,8 +835,12 @@ class TestArithmetic:
 class TestValueMaps:
     """Every value map tried at once, for disentangled and shared maps where they are few."""
 
+    @pytest.mark.parametrize("table", [True, False])
     @pytest.mark.parametrize("cls", ["disentangled", "shared"])
-    def test_matches_bruteforce(self, cls):
+    def test_matches_bruteforce(self, cls, table, monkeypatch):
+        """Labels read off the table of the whole space, and (spaces too large for one) evaluated per map."""
+        from rscount.counters import valuemaps
+        monkeypatch.setattr(valuemaps, "MAX_SPACE", valuemaps.MAX_SPACE if table else 0)
         met = shared = 0
         for seed in range(150):
             problem = random_problem(seed, cls)

@@ -33,3 +33,16 @@ def test_a_count_that_disagrees_is_flagged():
     rows = [{"id": "x", "family": "f", "map_class": "complete", "rscount": _cell(0.01),
              "ganak": _cell(0.5, count="7")}]
     assert "MISMATCH ganak 7" in write_markdown(_data(rows))
+
+
+def test_summary_counts_instances_no_counter_could_reach_the_goal_on():
+    """Ratios are floored at 1 ms and both columns include building: 50 ms of Ganak can never be 100x."""
+    rows = [
+        {"id": "tiny", "family": "f", "map_class": "complete", "rscount": _cell(0.001), "ganak": _cell(0.05)},
+        {"id": "built", "family": "f", "map_class": "shared", "rscount": _cell(0.1, make=0.05),
+         "ganak": _cell(2.0, make=0.05)},
+        {"id": "big", "family": "f", "map_class": "complete", "rscount": _cell(0.02), "ganak": _cell(4.0)},
+    ]
+    assert ("Out of reach of even an instant count: 2 of 3; 1 because ganak took under 100 ms (ratios are floored "
+            "at 1 ms), 1 because building the task and support (in both columns) takes over 1/100 of ganak's time: "
+            "built shared (40x).") in write_markdown(_data(rows))

@@ -44,7 +44,7 @@ def _solver(task, labels: tuple):
 def applies(problem) -> bool:
     """Whether the map class is complete, the support listed, and every label part linear or multiplicative."""
     task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or not integer_domains(task):
+    if problem.map_class not in CLASSES or not problem.support.listed or not integer_domains(task):
         return False
     parts = components(task)
     if problem.supervision and len({i for _, concepts in parts for i in concepts}) < task.k:

@@ -58,7 +58,7 @@ def cnf_form(expr) -> list | None:
 def _why_not(problem) -> str | None:
     """Why clauses cannot count this problem, or None."""
     task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
+    if problem.map_class not in CLASSES or not problem.support.listed or problem.supervision:
         return f"clauses counts classes {', '.join(CLASSES)} on a listed support without supervision"
     if len(task.labels) != 1 or not all(c.is_bool for c in task.concepts) or \
             cnf_form(task.labels[0].expr) is None:

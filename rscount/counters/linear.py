@@ -112,7 +112,7 @@ def one_concept_each(problem, domains_ok) -> bool:
     """Whether each predicted concept reads its own concept's value (disentangled, or shared within groups of
     one domain), the support is listed, and ``domains_ok(task)``."""
     task = problem.task
-    if problem.map_class not in CLASSES or problem.support.data is None or not domains_ok(task):
+    if problem.map_class not in CLASSES or not problem.support.listed or not domains_ok(task):
         return False
     return problem.map_class != "shared" or all(
         len({task.concepts[m].domain for m in task.group_of(i)}) == 1 for i in range(task.k))

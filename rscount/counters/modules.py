@@ -420,7 +420,7 @@ def count_modules(problem, deadline: Deadline, join: bool = True) -> tuple:
 
 def _why_not(problem) -> str | None:
     """Why modules cannot count this problem, or None."""
-    if problem.map_class not in CLASSES or problem.support.data is None or problem.supervision:
+    if problem.map_class not in CLASSES or not problem.support.listed or problem.supervision:
         return f"modules counts classes {', '.join(CLASSES)} on a listed support without supervision"
     g, top = _tree(problem.task)
     if g is None:

@@ -870,14 +870,14 @@ class SearchCounter:
 
     def applies(self, problem) -> bool:
         task = problem.task
-        if problem.map_class not in CLASSES or problem.support.data is None:
+        if problem.map_class not in CLASSES or not problem.support.listed:
             return False
         return _largest_star(task) <= MAX_STAR
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class not in CLASSES:
             raise BackendError(f"search counts classes {', '.join(CLASSES)}, not {problem.map_class}")
-        if problem.support.data is None:
+        if not problem.support.listed:
             raise BackendError("search needs the support's vectors listed; this exhaustive support is too large")
         if not self.applies(problem):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} "

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..result import Tally
-from ..support import grid
+from ..support import grid, label_ids
 from .base import Deadline, Options
 from .bruteforce import number_of_candidates
 
@@ -19,6 +19,7 @@ CLASSES = ("disentangled", "shared")
 MAX_MAPS = 1 << 12  # value-map tuples tried
 MAX_VECTORS = 1 << 20  # maps x support vectors evaluated (about 0.2 s on Kand-Logic), in chunks
 CHUNK_VECTORS = 1 << 17
+MAX_SPACE = 1 << 22  # up to this many concept vectors, labels are read off a table of the whole space
 
 
 def _why_not(problem) -> str | None:
@@ -44,8 +45,10 @@ def count_valuemaps(problem, deadline: Deadline) -> int:
     reps = sorted({problem.representative(j) for j in range(k)})  # concepts whose value maps the others use
     col = [reps.index(problem.representative(j)) for j in range(k)]
     tables = [grid((task.sizes[r],) * task.sizes[r]) for r in reps]  # row t sends value v to tables[.][t, v]
-    tuples = grid(tuple(len(t) for t in tables))
     vectors = np.asarray(problem.support.vectors, dtype=np.int64)
+    if task.space_size <= MAX_SPACE:
+        return _by_table(task, reps, col, tables, vectors, deadline)
+    tuples = grid(tuple(len(t) for t in tables))
     want = problem.labels
     step = max(1, CHUNK_VECTORS // max(1, len(vectors)))
     total = 0
@@ -58,6 +61,27 @@ def count_valuemaps(problem, deadline: Deadline) -> int:
         labels = task.evaluate(mapped.reshape(-1, k)).reshape(len(chunk), len(vectors), -1)
         total += int((labels == want[None]).all(axis=(1, 2)).sum())
     return total
+
+
+def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Deadline) -> int:
+    """The same count read off the label of every concept vector: a mapped vector is one position in the grid.
+
+    The position is a sum over the shared value maps of what each adds
+    (its concepts' mapped values times their strides), so the positions of
+    all tuples come from one broadcast sum per map, not one knowledge
+    evaluation per mapped vector.
+    """
+    codes, _ = label_ids(task.evaluate_space())
+    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+    want = codes[vectors @ strides]
+    where = np.zeros((1,) * len(reps) + (len(vectors),), dtype=np.int64)
+    for n, table in enumerate(tables):
+        deadline.check()
+        adds = sum(table[:, vectors[:, j]] * strides[j] for j in range(task.k) if col[j] == n)
+        shape = [1] * len(reps) + [len(vectors)]
+        shape[n] = len(table)
+        where = where + np.reshape(adds, shape)
+    return int((codes[where] == want).all(axis=-1).sum())
 
 
 class ValueMapsCounter:
