@@ -244,6 +244,25 @@ def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
         busy.join()
 
 
+def test_race_head_start_runs_the_others_only_when_needed():
+    """With a head start the later entries never run if the first wins in time, and start at once if it fails."""
+    import time
+    from rscount.counters.base import race
+    ran = []
+
+    def later():
+        ran.append(time.monotonic())
+        return "later"
+    assert race([("first", lambda: "first"), ("later", later)], head_start=5)[:2] == ("first", "first")
+    assert not ran
+
+    def broken():
+        raise rscount.BackendError("first broke")
+    start = time.monotonic()
+    name, value, lost = race([("first", broken), ("later", later)], head_start=30)
+    assert (name, value) == ("later", "later") and "first" in lost and ran[0] - start < 10
+
+
 def test_race_reports_the_timeout_when_all_fail():
     from rscount.counters.base import race
 

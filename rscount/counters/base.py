@@ -82,24 +82,36 @@ def _check_cancelled(backend: str) -> None:
         raise Cancelled(f"{backend} stopped: another backend finished first")
 
 
-def race(entries: list, poll: float = 0.25):
+def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
     """Run ``(name, fn)`` entries at once, each in a thread (their native work forks); first success wins.
 
+    The entries after the first start ``head_start`` seconds later, or as
+    soon as the first fails (not at all once it succeeds): on two cores a
+    structural counter that answers in a fraction of a second should not
+    share them with a generic one.
     Return ``(name, result, {loser: error})``; the others are cancelled and
     their child processes killed. If every entry fails, raise the most
     telling error (a time-out before other failures).
     """
     results: queue.Queue = queue.Queue()
     events = {name: threading.Event() for name, _ in entries}
+    wake = threading.Event()  # the first entry failed, or the race is over: the others stop waiting
 
-    def runner(name, fn):
+    def runner(name, fn, delay):
         _local.cancel = events[name]
+        wake.wait(delay)
+        if events[name].is_set():
+            results.put((name, False, Cancelled(f"{name} stopped: another backend finished first")))
+            return
         try:
             results.put((name, True, fn()))
         except BaseException as exc:  # reported to the caller below
+            if not delay:
+                wake.set()
             results.put((name, False, exc))
 
-    threads = [threading.Thread(target=runner, args=entry, daemon=True) for entry in entries]
+    threads = [threading.Thread(target=runner, args=(name, fn, head_start if n else 0.0), daemon=True)
+               for n, (name, fn) in enumerate(entries)]
     for t in threads:
         t.start()
     errors: dict = {}
@@ -115,6 +127,7 @@ def race(entries: list, poll: float = 0.25):
     finally:
         for event in events.values():
             event.set()
+        wake.set()
         for t in threads:
             t.join()
     timeouts = [e for e in errors.values() if isinstance(e, CountTimeout)]
