@@ -1027,13 +1027,15 @@ class TestSampledSplit:
 class TestClauses:
     """One CNF over boolean concepts: images given concept by concept, clauses checked against the rows."""
 
-    @pytest.mark.parametrize("order", ["depth first", "layers"])
+    @pytest.mark.parametrize("order", ["depth first", "layers", "layers image by image"])
     @pytest.mark.parametrize("cls", ["complete", "permutation", "disentangled"])
     def test_matches_bruteforce(self, cls, order, monkeypatch):
         from randomtasks import random_clauses_problem
         from rscount.counters import clauses
         from rscount.counters.clauses import applies
-        monkeypatch.setattr(clauses, "FEW_STATES" if order == "layers" else "LAYERED_ROWS", 0)
+        monkeypatch.setattr(clauses, "FEW_STATES" if order.startswith("layers") else "LAYERED_ROWS", 0)
+        if order == "layers image by image":
+            monkeypatch.setattr(clauses, "ONE_STEP_PAIRS", 0)
         for seed in range(120):
             problem = random_clauses_problem(seed, cls)
             assert applies(problem), problem.describe()
@@ -1058,6 +1060,8 @@ class TestClauses:
             problem = rscount.make_problem(task, map_class=cls, support=support)
             layers = clauses.count_clauses(problem, Deadline(None, "clauses"))[0]
             with monkeypatch.context() as patch:
+                patch.setattr(clauses, "ONE_STEP_PAIRS", 0)  # image by image
+                assert layers == clauses.count_clauses(problem, Deadline(None, "clauses"))[0], (cls, text)
                 patch.setattr(clauses, "LAYERED_ROWS", 0)
                 assert layers == clauses.count_clauses(problem, Deadline(None, "clauses"))[0], (cls, text)
             if cls == "disentangled":

@@ -32,6 +32,7 @@ QUICK_SECONDS = 0.2  # first tried in this process this long: most MNLogic sampl
 LAYERED_ROWS = 512  # up to this many support rows, partial maps advance a layer at a time in numpy
 FEW_STATES = 32  # but depth first is tried first, up to this many partial maps
 MERGE_BYTES = 1 << 26  # unmerged partial maps of a layer held before they are merged
+ONE_STEP_PAIRS = 1 << 15  # partial maps x images extended in one numpy step; above, one step per image
 INT64_SAFE = 1 << 62  # partial-map numbers below this bound (sums included) stay int64 in the layers
 
 
@@ -169,6 +170,17 @@ def _merge(used, alive, values, weight) -> tuple:
     return used[first], alive[first], values[first], np.add.reduceat(weight[order], starts)
 
 
+def _extensions(used: np.ndarray, bits: np.ndarray, most: int):
+    """(partial maps, images) to extend them by, each image's source unused: every pair at once while there
+    are at most ``most`` (numpy's setup per call is then much of the work), else image by image."""
+    if len(used) * len(bits) <= most:
+        free = np.flatnonzero((used[:, None] & bits[None, :]) == 0)
+        yield free // len(bits), free % len(bits)
+        return
+    for w, bit in enumerate(bits.tolist()):
+        yield (np.flatnonzero((used & bit) == 0) if bit else np.arange(len(used))), w
+
+
 def _layers(steps: _Steps, deadline: Deadline) -> tuple:
     """Every partial map of a layer extended by every image at once; equal ones merged after each layer."""
     k, m, rows = steps.k, steps.m, steps.rows
@@ -204,12 +216,8 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
                 if j in closing:
                     left_base &= values[:, j]
         out, pending, merge_at = [], 0, MERGE_BYTES // row_bytes
-        chunk = max(1, merge_at // len(images))  # partial maps extended at once (times their images)
-        for a in range(0, len(used), chunk):
+        for at, which in _extensions(used, bits, min(ONE_STEP_PAIRS, merge_at)):
             deadline.check()
-            free = (used[a:a + chunk, None] & bits[None, :]) == 0  # images whose source is still unused
-            at, which = np.nonzero(free)
-            at += a
             new = {j: values[at, j] for j in touched}  # fancy indexing: copies
             for j, positive in literals:
                 new[j] |= reads[positive][which]
@@ -220,7 +228,7 @@ def _layers(steps: _Steps, deadline: Deadline) -> tuple:
             for j in touched:
                 stuck &= new[j]
             ok &= ~(stuck != 0).any(axis=1)
-            at, which = at[ok], which[ok]
+            at, which = at[ok], which[ok] if isinstance(which, np.ndarray) else which
             now, left = values[at], left_base[at]
             for j in touched:
                 now[:, j] = new[j][ok]
