@@ -46,7 +46,21 @@ def measure_here(instance: Instance, method: str, timeout: float) -> dict:
     return row
 
 
+REPEAT_UNDER, REPEATS = 1.0, 3  # a measurement this quick is taken this many times, in fresh processes
+
+
 def measure(instance: Instance, method: str, timeout: float) -> dict:
+    """The median of REPEATS fresh-process measurements where the first took under REPEAT_UNDER seconds, else
+    the one: a cold run of a few milliseconds varies about 2x from process to process."""
+    first = measure_once(instance, method, timeout)
+    if first.get("status") != "ok" or first["seconds"] >= REPEAT_UNDER:
+        return first
+    runs = [first] + [measure_once(instance, method, timeout) for _ in range(REPEATS - 1)]
+    ok = sorted((r for r in runs if r.get("status") == "ok"), key=lambda r: r["seconds"])
+    return dict(ok[len(ok) // 2] if len(ok) == len(runs) else first, runs=len(runs))
+
+
+def measure_once(instance: Instance, method: str, timeout: float) -> dict:
     """Run :func:`measure_here` in a fresh interpreter, so memory and crashes stay apart."""
     cmd = [sys.executable, "-m", "benchmarks", "one", "--method", method, "--timeout", str(timeout),
            "--instance", json.dumps(asdict(instance))]
