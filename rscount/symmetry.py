@@ -9,6 +9,7 @@ on its classes (a Young subgroup).
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 
@@ -19,7 +20,8 @@ from .task import Task
 
 __all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "compose", "ENUMERATE_UP_TO"]
 
-ENUMERATE_UP_TO = 1 << 16
+ENUMERATE_UP_TO = 1 << 20  # label cells (vectors x labels) up to which a swap is checked on the table
+PROBES = 64  # random concept vectors a swap is first tried on
 SAMPLE = 1 << 11  # prefix cells checked per axis before the last
 
 
@@ -37,19 +39,29 @@ def partition(k: int, same) -> list:
 
 
 def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
-    """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone)."""
-    if task.space_size <= ENUMERATE_UP_TO:
+    """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone).
+
+    A swap is first tried on PROBES random concept vectors (most pairs of
+    concepts are told apart there at once), then proved on the table of
+    every label where it has at most ENUMERATE_UP_TO cells, else by SAT.
+    """
+    rng = random.Random(0)
+    probe = np.array([[rng.randrange(n) for n in task.sizes] for _ in range(PROBES)], dtype=np.int64)
+    seen = task.evaluate(probe)
+    table = None
+    if task.space_size * len(task.labels) <= ENUMERATE_UP_TO:
         table = task.evaluate_space().reshape(task.sizes + (-1,))
 
-        def same(i: int, j: int) -> bool:
-            if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
-                return False
+    def same(i: int, j: int) -> bool:
+        if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
+            return False
+        swapped = probe.copy()
+        swapped[:, [i, j]] = probe[:, [j, i]]
+        if not np.array_equal(task.evaluate(swapped), seen):
+            return False
+        if table is not None:
             return bool(np.array_equal(np.swapaxes(table, i, j), table))
-    else:
-        def same(i: int, j: int) -> bool:
-            if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
-                return False
-            return _swap_invariant(task, i, j)
+        return _swap_invariant(task, i, j)
     return partition(task.k, same)
 
 

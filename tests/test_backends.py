@@ -304,13 +304,21 @@ def test_a_timeout_after_a_structural_counter_gave_up_says_so():
         rscount.count_problem(problem, timeout=3)
 
 
-@pytest.mark.parametrize("name", ["xor4", "cle4evr", "mnadd-half", "mnlogic-random"])
+@pytest.mark.parametrize("name", ["xor4", "cle4evr", "mnadd-half", "mnlogic-random", "kand-logic", "random"])
 def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
+    """Blocks proved on the label table, by SAT, and with (almost) no random probes first, agree."""
+    from randomtasks import random_categorical_task
     from rscount import symmetry
-    task = rscount.get_task(name)
-    by_enumeration = symmetry.knowledge_blocks(task)
-    monkeypatch.setattr(symmetry, "ENUMERATE_UP_TO", 0)
-    assert symmetry.knowledge_blocks(task) == by_enumeration
+    import random
+    tasks = ([random_categorical_task(random.Random(seed)) for seed in range(30)] if name == "random"
+             else [rscount.get_task(name)])
+    for task in tasks:
+        by_enumeration = symmetry.knowledge_blocks(task)
+        with monkeypatch.context() as patch:
+            patch.setattr(symmetry, "PROBES", 1)
+            assert symmetry.knowledge_blocks(task) == by_enumeration
+            patch.setattr(symmetry, "ENUMERATE_UP_TO", 0)
+            assert symmetry.knowledge_blocks(task) == by_enumeration
 
 
 @pytest.mark.parametrize("seed", range(40))

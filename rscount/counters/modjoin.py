@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import BackendError
-from ..support import grid, row_codes, row_ids
+from ..support import distinct, grid, row_codes, row_ids
 
 MAX_MAPS = 1 << 17  # value-map tuples of one base module, enumerated
 MAX_COMBOS = 1 << 12  # source value combinations of one base module
@@ -116,7 +116,9 @@ def _keep_words(c: Cands, col: int, classes: int, masks: np.ndarray) -> np.ndarr
     if hit is None:
         onehot = c.table[:, col][None, :] == np.arange(classes)[:, None]
         packed = np.packbits(onehot, axis=1, bitorder="little")
-        hit = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8))).view("<u8")
+        hit = np.zeros((classes, -(-packed.shape[1] // 8) * 8), dtype=np.uint8)  # whole words (np.pad is slow)
+        hit[:, :packed.shape[1]] = packed
+        hit = hit.view("<u8")
         if classes <= 8:  # every mask at once
             hit = np.stack([_avoiding(hit, m) for m in range(1 << classes)])
         c.memo[col] = hit
@@ -155,7 +157,7 @@ def rule(pair_class: np.ndarray, ok: np.ndarray) -> Rule:
     small = np.int8 if pair_class.shape[1] < 8 else np.int64
     single = ok.sum(axis=1) == 1
     only = ok[single].argmax(axis=1)
-    free, fixed = np.flatnonzero(~single), np.unique(only)
+    free, fixed = np.flatnonzero(~single), distinct(only)
     cols = np.empty(len(ok), dtype=np.int64)
     cols[free] = np.arange(len(free))
     cols[single] = len(free) + np.searchsorted(fixed, only)
@@ -173,7 +175,7 @@ def join(a: Cands, b: Cands, r: Rule, deadline=None) -> Cands | None:
         return None
     rb, nb = r.pair_class.shape[1], len(b.weights)
     zmax, kmax = int(b.cols.max()) + 1, len(r.forbid)
-    keys = np.unique((a.cols[r.rows] * zmax + b.cols[r.rows]) * kmax + r.kinds)
+    keys = distinct((a.cols[r.rows] * zmax + b.cols[r.rows]) * kmax + r.kinds)
     xs, zcol, kind = keys // (zmax * kmax), keys // kmax % zmax, keys % kmax
     zs, zinv = np.unique(zcol, return_inverse=True)
     zinv = zinv.ravel()

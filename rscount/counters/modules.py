@@ -30,7 +30,7 @@ import numpy as np
 from ..encoding import encode
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
-from ..support import row_codes, row_ids
+from ..support import distinct, row_codes, row_ids
 from ..symmetry import knowledge_blocks, partition
 from . import modjoin
 from .base import Deadline, Options, briefly, missing, run_isolated
@@ -245,7 +245,7 @@ class _Tables:
             return True
         self.tested += 1
         entries = [np.unique(self.g.combos(s, self.vectors), return_inverse=True)[1].ravel() for s in sources]
-        rows = np.unique(np.stack(entries + [self.wanted], axis=1), axis=0)
+        rows = np.unique(np.stack(entries + [self.wanted], axis=1), axis=0, return_inverse=True)[0]  # see distinct
         ranges = np.array([m.range for m in frontier], dtype=np.int64)
         offsets = np.concatenate([[1], 1 + np.cumsum((rows[:, :-1].max(axis=0) + 1) * ranges)[:-1]])
         private = np.zeros(len(rows), dtype=np.int64)
@@ -263,7 +263,7 @@ class _Tables:
             mine = rows[(rows[:, -1] == y) & (private == mask)][:, cols]
             first = offsets[cols] + mine * ranges[cols]
             clauses.append(-(first[:, None, :] + bad[None, :, :]).reshape(-1, len(cols)))
-            shared.update((i, int(e)) for i in cols for e in np.unique(first[:, cols.index(i)]))
+            shared.update((i, int(e)) for i in cols for e in distinct(first[:, cols.index(i)]).tolist())
         if not clauses:
             return True
         formula = [list(range(e, e + int(ranges[i]))) for i, e in shared]
