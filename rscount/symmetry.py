@@ -21,7 +21,7 @@ from .task import Task
 __all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "compose", "ENUMERATE_UP_TO"]
 
 ENUMERATE_UP_TO = 1 << 20  # label cells (vectors x labels) up to which a swap is checked on the table
-PROBES = 64  # random concept vectors a swap is first tried on
+PROBES, PROBES_ABOVE = 64, 1 << 12  # random concept vectors a swap is first tried on, in spaces larger than this
 SAMPLE = 1 << 11  # prefix cells checked per axis before the last
 
 
@@ -41,24 +41,27 @@ def partition(k: int, same) -> list:
 def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
     """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone).
 
-    A swap is first tried on PROBES random concept vectors (most pairs of
-    concepts are told apart there at once), then proved on the table of
-    every label where it has at most ENUMERATE_UP_TO cells, else by SAT.
+    In a large space a swap is first tried on PROBES random concept vectors
+    (most pairs of concepts are told apart there at once); it is proved on
+    the table of every label where that has at most ENUMERATE_UP_TO cells,
+    else by SAT.
     """
-    rng = random.Random(0)
-    probe = np.array([[rng.randrange(n) for n in task.sizes] for _ in range(PROBES)], dtype=np.int64)
-    seen = task.evaluate(probe)
-    table = None
+    table = probe = None
     if task.space_size * len(task.labels) <= ENUMERATE_UP_TO:
         table = task.evaluate_space().reshape(task.sizes + (-1,))
+    if task.space_size > PROBES_ABOVE:
+        rng = random.Random(0)
+        probe = np.array([[rng.randrange(n) for n in task.sizes] for _ in range(PROBES)], dtype=np.int64)
+        seen = task.evaluate(probe)
 
     def same(i: int, j: int) -> bool:
         if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
             return False
-        swapped = probe.copy()
-        swapped[:, [i, j]] = probe[:, [j, i]]
-        if not np.array_equal(task.evaluate(swapped), seen):
-            return False
+        if probe is not None:
+            swapped = probe.copy()
+            swapped[:, [i, j]] = probe[:, [j, i]]
+            if not np.array_equal(task.evaluate(swapped), seen):
+                return False
         if table is not None:
             return bool(np.array_equal(np.swapaxes(table, i, j), table))
         return _swap_invariant(task, i, j)

@@ -315,6 +315,8 @@ def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
     for task in tasks:
         by_enumeration = symmetry.knowledge_blocks(task)
         with monkeypatch.context() as patch:
+            patch.setattr(symmetry, "PROBES_ABOVE", 0)  # probes on every task
+            assert symmetry.knowledge_blocks(task) == by_enumeration
             patch.setattr(symmetry, "PROBES", 1)
             assert symmetry.knowledge_blocks(task) == by_enumeration
             patch.setattr(symmetry, "ENUMERATE_UP_TO", 0)
