@@ -541,6 +541,15 @@ class TestSearch(Contract):
     backend = "search"
     classes = ["complete", "permutation", "disentangled", "shared"]
 
+    @pytest.mark.parametrize("seed", range(0, N, 4))
+    def test_stacked_row_codes_count_the_same(self, seed, monkeypatch):
+        """The collision check's row codes stacked and ranked (past CODE_BOUND) give the fixed-weight counts."""
+        from rscount.counters import search
+        monkeypatch.setattr(search, "CODE_BOUND", 0)
+        for map_class in self.classes:
+            problem, expected = oracle(seed, map_class)
+            assert rscount.count_problem(problem, "search").count == expected, (map_class, problem.describe())
+
     @pytest.mark.parametrize("targets, sources", [((2, 2, 2), (2, 2, 2)), ((2, 3, 3), (3, 2, 3)),
                                                   ((3, 2), (2, 2)), ((4,), (3,)), ((2, 3, 2, 3), (3, 3, 2, 2))])
     def test_bijection_weight(self, targets, sources):

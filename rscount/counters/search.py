@@ -49,6 +49,7 @@ MATMUL_CELLS = 256  # value tuples per row above which supports are counted by m
 MAX_RESIDUAL = 1 << 23  # cells beyond which a star cell is its own residual id
 MAX_CACHE_BYTES = 512 << 20  # keys hold row states; start afresh beyond this
 CHECK_EVERY = 512
+CODE_BOUND = 1 << 62  # row codes with one fixed weight per source below this; above, stacked and ranked
 
 
 def _star_table(task, concepts: tuple, labels: tuple) -> tuple:
@@ -629,18 +630,34 @@ class _Search:
         Only the parts the last step changed (``self.changed``) are checked:
         the others were clear at the node above.
         """
-        unused = [s for s in range(self.task.k) if s not in self.used]
+        k, w = self.task.k, self.width
+        unused = [s for s in range(k) if s not in self.used]
+        free = None  # the unused sources' columns as one code per row (fixed weights w^s where they fit)
         for part in self.parts if self.changed is None else self.changed:
             sources = [self._source_of(i) for i in part.concepts]
             read = [a for a, s in enumerate(sources) if s is not None]
-            columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
-            if read:
-                columns.append(np.where(part.known[:, read], self.width, self.G[:, [sources[a] for a in read]]))
-                radix += [self.width + 1] * len(read)
-            if len(read) < len(sources) and unused:
-                columns.append(self.G[:, unused])
-                radix += [self.width] * len(unused)
-            if clashes(row_codes(np.hstack(columns), radix), part.want):
+            reads = np.where(part.known[:, read], w, self.G[:, [sources[a] for a in read]]) if read else None
+            rest = len(read) < len(sources) and unused
+            if part.n_ids * (w + 1) ** len(read) * w ** k < CODE_BOUND:  # no stacking: codes add up in place
+                code = part.rid[part.index]
+                if read:
+                    code = code * (w + 1) ** len(read) + reads @ ((w + 1) ** np.arange(len(read), dtype=np.int64))
+                if rest:
+                    if free is None:
+                        weights = w ** np.arange(k, dtype=np.int64)
+                        weights[sorted(self.used)] = 0
+                        free = self.G @ weights
+                    code = code * w ** k + free
+            else:
+                columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
+                if read:
+                    columns.append(reads)
+                    radix += [w + 1] * len(read)
+                if rest:
+                    columns.append(self.G[:, unused])
+                    radix += [w] * len(unused)
+                code = row_codes(np.hstack(columns), radix)
+            if clashes(code, part.want):
                 return True
         return False
 
