@@ -441,13 +441,14 @@ class TestAutomorphism:
 
     @pytest.mark.parametrize("seed", range(40))
     def test_search_order_scores_one_member_per_symmetric_block(self, seed):
-        """Scoring only the first unused member of each symmetric block picks the same order as scoring all."""
+        """Scoring the first unused member of each block of swappable concepts picks the order scoring all does."""
         from randomtasks import random_exhaustive_problem
-        from rscount.counters.automorphism import _distinct, _Search
+        from rscount.counters.automorphism import _distinct, _Search, interchangeable
         from rscount.counters.base import Deadline
         from rscount.quotient import quotient
         for task in (random_exhaustive_problem(seed, "complete").task, rscount.get_task(f"xor{2 + seed % 6}")):
-            search = _Search(quotient(task), None, Deadline(None, "test"))
+            q = quotient(task)
+            search = _Search(q, None, Deadline(None, "test"), interchangeable(q, task))
             k, left, want = task.k, list(range(task.k)), []
             while left and len(want) < k - 2:
                 best = max(left, key=lambda i: (_distinct(search.histogram(tuple(want + [i]))), -i))

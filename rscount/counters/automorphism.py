@@ -36,8 +36,9 @@ MAX_HISTOGRAM = 1 << 24  # cells; larger partial histograms are skipped (the ful
 class _Search:
     """Weighted count of the label-keeping bijections of a quotient for one concept assignment."""
 
-    def __init__(self, q: Quotient, groups: tuple | None, deadline: Deadline):
-        self.q, self.groups, self.deadline = q, groups, deadline
+    def __init__(self, q: Quotient, groups: tuple | None, deadline: Deadline, swaps: list):
+        """``swaps``: the blocks of concepts the knowledge can swap (:func:`interchangeable`)."""
+        self.q, self.groups, self.deadline, self.swaps = q, groups, deadline, swaps
         self.cache: dict = {}
         self.options: dict = {}
         self.nodes = 0
@@ -69,30 +70,19 @@ class _Search:
     def order(self) -> list:
         """Predicted concepts in search order: each next one tells the most value tuples apart.
 
-        Concepts the table is symmetric in score alike, so only the first unused
+        Concepts the knowledge can swap score alike, so only the first unused
         one of each such block is scored (the pick is the same: ties go to the
         lowest index).
         """
         if self._order is None:
             k, left, out = self.q.table.ndim, list(range(self.q.table.ndim)), []
-            blocks = self.symmetric_blocks()
             while left and len(out) < k - 2:
-                firsts = [min(free) for free in (set(b).intersection(left) for b in blocks) if free]
+                firsts = [min(free) for free in (set(b).intersection(left) for b in self.swaps) if free]
                 best = max(firsts, key=lambda i: (_distinct(self.histogram(tuple(out + [i]))), -i))
                 out.append(best)
                 left.remove(best)
             self._order = out + left
         return self._order
-
-    def symmetric_blocks(self) -> list:
-        """Blocks of axes the quotient table is symmetric in (equal one-axis histograms checked first)."""
-        t = self.q.table
-
-        def same(i: int, j: int) -> bool:
-            hi, hj = self.histogram((i,)), self.histogram((j,))
-            return (t.shape[i] == t.shape[j] and hi is not None and hj is not None and np.array_equal(hi, hj)
-                    and np.array_equal(t, np.swapaxes(t, i, j)))
-        return partition(t.ndim, same)
 
     def candidates(self, i: int, j: int):
         """Bijections from the classes of gt concept j to those of predicted concept i that keep histograms."""
@@ -239,8 +229,9 @@ def count_bijections(problem, deadline: Deadline, by_group: bool | None = None) 
     task = problem.task
     q = quotient(task)
     groups = _groups(task) if problem.map_class == "shared" else None
-    blocks = None if problem.map_class in ("disentangled", "shared") else interchangeable(q, task)
-    search = _Search(q, groups, deadline)
+    swaps = interchangeable(q, task)
+    blocks = None if problem.map_class in ("disentangled", "shared") else swaps
+    search = _Search(q, groups, deadline, swaps)
     sizes = [{len(c) for c in cls} for cls in q.classes]
     if groups is not None:
         constant = all(s == {1} for s in sizes)
@@ -271,7 +262,8 @@ def count_shared_parts(problem, parts: list, deadline: Deadline) -> tuple:
     made = 0
     for part in parts:
         sub = part.task
-        search = _Search(quotient(sub), _groups(sub), deadline)
+        q = quotient(sub)
+        search = _Search(q, _groups(sub), deadline, interchangeable(q, sub))
         search.boxes = []
         search.count(None)
         made += len(search.boxes)
@@ -347,7 +339,7 @@ class Automorphism:
         task = problem.task
         q = quotient(task)
         groups = _groups(task) if problem.map_class == "shared" else None
-        search = _Search(q, groups, Deadline(None, self.name))
+        search = _Search(q, groups, Deadline(None, self.name), interchangeable(q, task))
         found: list = []
 
         def leaf(sigma, gs):
