@@ -293,6 +293,8 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
                       epsilon=max(approx[0], upper / total - 1, total / lower - 1))
     names = " | ".join(f"{r.task}: {format_count(r.count)} ({r.backend})" for r in results)
     why = ("the support is exhaustive" if problem.support.exhaustive
+           else "on this support no optimal map lets a part read another part's concepts"
+           if problem.map_class in ("complete", "permutation")
            else f"each {problem.map_class} map reads each part's concepts alone")
     note = (f"split: the labels read {len(parts)} disjoint sets of concepts and {why}, so "
             f"the count is the product of the parts' counts ({names})")

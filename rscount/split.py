@@ -15,6 +15,9 @@ On any other support the maps of ``disentangled`` and ``shared`` (groups
 inside parts) still factor: each support vector's labels hold iff each
 part's labels hold on its projection, so each part counts on the projected
 support (a vector supervised in full stays supervised on every projection).
+So do ``complete`` and ``permutation`` maps on a listed support when the
+support itself keeps every part's sources inside the part (see
+:func:`sources_stay_apart`).
 """
 from __future__ import annotations
 
@@ -22,12 +25,13 @@ import numpy as np
 
 from .logic import variables
 from .problem import Problem, Supervision
-from .support import Support, exhaustive, grid
+from .support import Support, exhaustive, grid, row_codes
 from .task import Task
 
-__all__ = ["components", "essential", "grid_labels", "split_problem", "split_shared"]
+__all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared"]
 
 MAX_LABEL_GRID = 1 << 22
+MAX_HITTING_NODES = 20_000  # search nodes of one part's rigidity proof before it counts as not rigid
 SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
 
 
@@ -97,8 +101,8 @@ def _label_parts(problem: Problem) -> tuple:
     """The label components of a problem whose parts may be counted apart (see the module), and each concept's part.
 
     (None, None) unless the components cover every concept and the support
-    and class allow a split: any class on the exhaustive support without
-    per-vector supervision, or disentangled/shared on a listed support.
+    allows a split: the exhaustive support without per-vector supervision, or
+    a listed support.
     """
     task = problem.task
     if problem.map_class not in SPLIT_CLASSES or len(task.labels) < 2:
@@ -106,7 +110,7 @@ def _label_parts(problem: Problem) -> tuple:
     if problem.support.exhaustive:
         if problem.supervision.vectors:
             return None, None
-    elif problem.map_class not in ("disentangled", "shared") or not problem.support.listed:
+    elif not problem.support.listed:
         return None, None
     parts = components(task)
     covered = {c for _, cs in parts for c in cs}
@@ -127,9 +131,105 @@ def split_problem(problem: Problem) -> list | None:
         return None
     if problem.map_class == "shared" and _crosses(task, where):
         return None
-    if problem.map_class in ("complete", "permutation") and not _parts_are_closed(task, where):
-        return None
+    if problem.map_class in ("complete", "permutation"):
+        closed = _parts_are_closed(task, where) if problem.support.exhaustive else sources_stay_apart(problem, parts)
+        if not closed:
+            return None
     return _sub_problems(problem, parts)
+
+
+def sources_stay_apart(problem: Problem, parts: list) -> bool:
+    """Whether every optimal complete map on the listed support has each label part read its own concepts.
+
+    A complete map gives each predicted concept one source concept, all
+    different, so the predicted concepts of a part P read a set T of |P|
+    sources, and P's labels must be a function of T's values on the support
+    (two rows that agree on T but want different labels defeat every value
+    map). P is *rigid* when its own concepts are the only such set of at
+    most |P| concepts; when every part but one is rigid, the last one gets
+    the concepts left over, which are its own.
+    """
+    task = problem.task
+    if task.k > 62:
+        return False
+    G = np.asarray(problem.support.vectors, dtype=np.int64)
+    full = row_codes(G, list(task.sizes))
+    rigid = loose = 0
+    for labels, concepts in sorted(parts, key=lambda p: len(p[1])):
+        if rigid == len(parts) - 1:
+            break  # the one part left gets the concepts left: its own
+        wanted = np.asarray(problem.labels, dtype=np.int64)[:, list(labels)]
+        wanted = row_codes(wanted - wanted.min(axis=0), [int(x) + 1 for x in np.ptp(wanted, axis=0)])
+        if _rigid(G, full, wanted, task.sizes, sum(1 << c for c in concepts), len(concepts)):
+            rigid += 1
+        else:
+            loose += 1
+            if loose > 1:
+                return False
+    return True
+
+
+def _rigid(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, own: int, most: int) -> bool:
+    """Whether ``own`` (a bit mask of concepts) is the only set of at most ``most`` concepts whose values on the
+    rows of ``G`` determine ``wanted``.
+
+    A set determines the labels iff it hits the difference mask of every
+    pair of rows that want different labels. The masks are found lazily: a
+    candidate set that hits the masks known so far is checked on the rows,
+    and the pairs it cannot tell apart add their masks, until no candidate
+    other than ``own`` is left (rigid) or one checks out (not rigid).
+    """
+    masks: list = []
+    bits = np.int64(1) << np.arange(G.shape[1], dtype=np.int64)
+    while True:
+        other = _other_hitting_set(masks, own, most)
+        if other is None:
+            return True
+        if other is False:
+            return False  # out of search nodes: not proven
+        cols = [c for c in range(G.shape[1]) if other >> c & 1]
+        keys = row_codes(G[:, cols], [sizes[c] for c in cols])
+        order = np.lexsort((full, keys))  # rows alike on the rest side by side: small masks
+        k, w = keys[order], wanted[order]
+        clash = np.flatnonzero((k[1:] == k[:-1]) & (w[1:] != w[:-1]))
+        if not len(clash):
+            return False
+        found = {int(m) for m in (G[order[clash]] != G[order[clash + 1]]) @ bits}
+        masks.extend(sorted(found, key=int.bit_count)[:8])
+
+
+def _other_hitting_set(masks: list, own: int, most: int):
+    """A set of at most ``most`` concepts, not ``own``, that hits every mask; None if there is none, False if the
+    search ran out of nodes. Each branch takes one concept of the least-covered mask and rules out the ones
+    tried before it, so no set is visited twice."""
+    budget = [MAX_HITTING_NODES]
+
+    def go(chosen: int, ruled_out: int, size: int):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        best = None
+        for m in masks:
+            if not m & chosen:
+                m &= ~ruled_out
+                if not m:
+                    return None
+                if best is None or m.bit_count() < best.bit_count():
+                    best = m
+        if best is None:
+            return None if chosen == own else chosen
+        if size == most:
+            return None
+        while best:
+            b = best & -best
+            best ^= b
+            found = go(chosen | b, ruled_out, size + 1)
+            if found is not None:
+                return found
+            ruled_out |= b
+        return None
+
+    return go(0, 0, 0)
 
 
 def split_shared(problem: Problem) -> list | None:
@@ -161,6 +261,9 @@ def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = Fal
             out.append(Problem(sub, exhaustive(sub), problem.map_class, Supervision(concepts=concepts)))
             continue
         support, rows = _project(problem.support, cs, problem.supervision.vectors)
+        if not rows and len(support) == sub.space_size:  # the projection holds every vector: counters see that
+            support = Support(None, f"{support.kind}, every vector", exhaustive=True, size=sub.space_size,
+                              sizes=sub.sizes)
         out.append(Problem(sub, support, problem.map_class, Supervision(rows, concepts)))
     return out
 

@@ -40,7 +40,7 @@ from .base import Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
-QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 12, 0.05  # small problems are first tried in-process, briefly
+QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 14, 0.05  # small problems are first tried in-process, briefly
 MAX_LABELS = 64
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
