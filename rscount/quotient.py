@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lazy import cached_property
-from .support import label_ids
+from .support import space_label_ids
 from .task import Task
 
 __all__ = ["Quotient", "quotient", "MAX_TABLE"]
@@ -42,7 +42,7 @@ class Quotient:
 
 def label_table(task: Task) -> tuple:
     """The label of every concept vector as one code per vector, shaped like the concept space."""
-    ids, kinds = label_ids(task.evaluate_space())
+    ids, kinds = space_label_ids(task)
     return ids.reshape(task.sizes).astype(np.int32), kinds
 
 

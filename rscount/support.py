@@ -212,8 +212,26 @@ def by_label(task: Task, n: int, seed: int = 0) -> Support:
         raise SupportError(f"a label-first sample needs at least one vector, got {n}")
     if task.space_size > MAX_EXHAUSTIVE:
         return _by_label_drawn(task, n, seed)
-    picks, _ = _label_first(task.evaluate_space(), n, seed)
+    picks, _ = _label_first(space_label_ids(task), n, seed)
     return Support(grid(task.sizes, picks), f"label-first sample {len(picks)} (seed {seed})")
+
+
+def space_label_ids(task: Task) -> tuple:
+    """``label_ids(task.evaluate_space())``, in grid order, without the (vectors, labels) table of int64: the
+    labels' codes are combined one label at a time in the smallest unsigned type that holds them."""
+    arrays = task.space_labels()
+    lows = [int(a.min()) for a in arrays]
+    radix = [int(a.max()) - lo + 1 for a, lo in zip(arrays, lows)]
+    total = math.prod(radix)
+    if total > 1 << 22:
+        return label_ids(task.evaluate_space())
+    kind = np.uint8 if total <= 1 << 8 else np.uint16 if total <= 1 << 16 else np.uint32
+    code = np.zeros((1,) * task.k, dtype=kind)
+    for a, lo, r in zip(arrays, lows, radix):
+        code = code * kind(r) + (a.astype(kind) - kind(lo) if a.dtype == bool else (a - lo).astype(kind))
+    code = np.broadcast_to(code, task.sizes).ravel()  # a copy only where some concept is read by no label
+    present = np.bincount(code, minlength=total) > 0
+    return (np.cumsum(present) - 1).astype(kind)[code], int(present.sum())
 
 
 def label_ids(labels: np.ndarray) -> tuple:
@@ -230,15 +248,22 @@ def label_ids(labels: np.ndarray) -> tuple:
     return np.searchsorted(kinds, codes), len(kinds)
 
 
-def _label_first(labels: np.ndarray, n: int, seed: int) -> tuple:
-    """Pick min(n, rows) distinct rows: a label vector uniformly, then a row with it.
+FEW_KINDS = 32
+
+
+def _label_first(ids: tuple, n: int, seed: int) -> tuple:
+    """Pick min(n, rows) distinct rows: a label vector uniformly, then a row with it (``ids``: what
+    :func:`label_ids` gives for the rows' labels).
 
     Return the sorted row indices and how many label vectors there are.
     """
-    group, kinds = label_ids(labels)
-    small = np.uint8 if kinds <= 1 << 8 else np.uint16 if kinds <= 1 << 16 else np.int64
-    order = np.argsort(group.astype(small), kind="stable")  # a radix sort on small integer types
-    members = np.split(order, np.cumsum(np.bincount(group, minlength=kinds))[:-1])
+    group, kinds = ids
+    if kinds <= FEW_KINDS:  # a pass per label vector beats even a radix sort
+        members = [np.flatnonzero(group == g) for g in range(kinds)]
+    else:
+        small = np.uint8 if kinds <= 1 << 8 else np.uint16 if kinds <= 1 << 16 else np.int64
+        order = np.argsort(group.astype(small), kind="stable")  # a radix sort on small integer types
+        members = np.split(order, np.cumsum(np.bincount(group, minlength=kinds))[:-1])
     rng = random.Random(seed)
     chosen: set = set()
     target = min(n, len(group))
@@ -259,7 +284,7 @@ def _by_label_drawn(task: Task, n: int, seed: int) -> Support:
         drawn = grid(task.sizes, distinct(row_codes(drawn, list(task.sizes))))
     else:
         drawn = np.unique(drawn, axis=0)
-    picks, kinds = _label_first(task.evaluate(drawn), n, seed)
+    picks, kinds = _label_first(label_ids(task.evaluate(drawn)), n, seed)
     return Support(drawn[picks], f"label-first sample {len(picks)} (seed {seed}; the {kinds} "
                                  f"label vectors met in {LABEL_DRAWS} uniform draws)")
 

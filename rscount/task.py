@@ -183,16 +183,20 @@ class Task:
         so each subexpression broadcasts to the concepts it reads: only the
         operators that combine all of them touch every vector.
         """
-        k, labels = self.k, len(self.labels)
-        env = {}
+        out = np.empty((self.space_size, len(self.labels)), dtype=np.int64)
+        cube = out.reshape(self.sizes + (len(self.labels),))
+        for j, values in enumerate(self.space_labels()):
+            cube[..., j] = values
+        return out
+
+    def space_labels(self) -> list:
+        """Each label's codes over the whole space, one axis per concept, of length 1 where the label does not
+        read the concept (broadcast, not expanded: cheap to combine)."""
+        k, env = self.k, {}
         for i, c in enumerate(self.concepts):
             values = self._values(i)
             env[c.name] = (values.astype(bool) if c.is_bool else values).reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
-        out = np.empty((self.space_size, labels), dtype=np.int64)
-        cube = out.reshape(self.sizes + (labels,))
-        for j, label in enumerate(self.labels):
-            cube[..., j] = evaluate(label.expr, env, self.codes, (1,) * k)
-        return out
+        return [np.asarray(evaluate(label.expr, env, self.codes, (1,) * k)) for label in self.labels]
 
     def _evaluate_env(self, env: dict, n: int) -> np.ndarray:
         out = np.empty((n, len(self.labels)), dtype=np.int64)

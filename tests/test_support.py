@@ -87,6 +87,8 @@ def test_evaluate_space_matches_the_grid(seed):
     ids, kinds = S.label_ids(labels)
     _, inverse = np.unique(labels, axis=0, return_inverse=True)
     assert np.array_equal(ids, inverse.reshape(-1)) and kinds == inverse.max() + 1
+    space_ids, space_kinds = S.space_label_ids(task)
+    assert np.array_equal(space_ids, ids) and space_kinds == kinds
     n = rng.randint(1, len(rows))
     assert np.array_equal(S.by_label(task, n, seed).vectors, _label_first_reference(task, rows, n, seed))
 
@@ -96,6 +98,17 @@ def test_evaluate_space_broadcasts_constants_and_every_operator_shape():
     task = rscount.task_from_spec({"name": "e", "concepts": {"a": "bool", "b": "bool", "c": "0..2"},
                                    "labels": ["1", "Equivalent(a, b, c > 0)", "ITE(a, 2, c)", "a", "And()"]})
     assert np.array_equal(task.evaluate_space(), task.evaluate(S.grid(task.sizes)))
+    assert np.array_equal(S.space_label_ids(task)[0], S.label_ids(task.evaluate(S.grid(task.sizes)))[0])
+    bare = rscount.task_from_spec({"name": "f", "concepts": {"a": "bool", "b": "bool"}, "labels": ["Or(a, ~a)"]})
+    assert S.space_label_ids(bare)[1] == 1  # one constant boolean label: one label vector
+
+
+@pytest.mark.parametrize("few", [0, 32])
+def test_label_first_pools_by_pass_or_by_sort(few, monkeypatch):
+    """Pools of rows per label vector, found by one pass per label vector or by a radix sort: the same draw."""
+    monkeypatch.setattr(S, "FEW_KINDS", few)
+    task = rscount.get_task("mnadd-evenodd")
+    assert np.array_equal(S.by_label(task, 50, 3).vectors, _label_first_reference(task, S.grid(task.sizes), 50, 3))
 
 
 @pytest.mark.parametrize("name", ["sdd-oia", "kand-logic", "mnmath", "cle4evr", "mnadd-evenodd"])

@@ -30,7 +30,7 @@ import numpy as np
 from ..encoding import encode
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
-from ..support import distinct, row_codes, row_ids
+from ..support import distinct, grid, row_codes, row_ids, space_label_ids
 from ..symmetry import knowledge_blocks, partition
 from . import modjoin
 from .base import Deadline, Options, briefly, missing, run_isolated
@@ -67,10 +67,12 @@ class _Grid:
         self.columns = np.stack([np.repeat(np.tile(np.arange(n, dtype=kind), math.prod(self.sizes[:j])),
                                            math.prod(self.sizes[j + 1:])) for j, n in enumerate(self.sizes)])
         self.points = self.columns.T  # grid order (lexicographic), a view
-        labels = task.evaluate_space()  # grid order, as the columns above
-        self.codes, first = row_ids(labels)
+        self.codes, _ = space_label_ids(task)  # grid order, as the columns above; a small unsigned type
         self.cube = self.codes.reshape(self.sizes)  # one axis per concept
-        self.label_rows = labels[first]
+        order = np.argsort(self.codes, kind="stable")
+        ranked = self.codes[order]
+        first = order[np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])]  # a vector of each label code
+        self.label_rows = task.evaluate(grid(self.sizes, first))
 
     def code_of(self, rows: np.ndarray) -> np.ndarray:
         """The grid's code of each row of label codes (shape (n, labels))."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..result import Tally
-from ..support import grid, label_ids
+from ..support import grid, space_label_ids
 from .base import Deadline, Options
 from .bruteforce import number_of_candidates
 
@@ -71,7 +71,7 @@ def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Dead
     all tuples come from one broadcast sum per map, not one knowledge
     evaluation per mapped vector.
     """
-    codes, _ = label_ids(task.evaluate_space())
+    codes, _ = space_label_ids(task)
     strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
     want = codes[vectors @ strides]
     where = np.zeros((1,) * len(reps) + (len(vectors),), dtype=np.int64)
