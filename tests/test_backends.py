@@ -846,9 +846,12 @@ class TestArithmetic:
 
     def test_mnmath_b1_complete(self):
         """No method finished this in 60 s before: 24 source assignments of the sum part keep 2 maps each, 8 of
-        the product part keep 6 each (48 x 48)."""
-        r = rscount.count("mnmath-b1", support="by-label:1000")
-        assert r.count == 2304 and r.backend == "arithmetic" and r.exact
+        the product part keep 6 each (48 x 48). The sample keeps each part's sources inside it, so the default
+        counts the parts apart; the sum over source assignments of the whole task agrees."""
+        problem = rscount.make_problem("mnmath-b1", support="by-label:1000")
+        r = rscount.count_problem(problem)
+        assert r.count == 2304 and r.backend == "split(arithmetic)" and r.exact
+        assert rscount.count_problem(problem, "arithmetic").count == 2304
 
     def test_a_time_out_stays_a_time_out(self):
         """The elimination's limits are reworded for this backend; a time-out keeps its type and words."""
