@@ -31,7 +31,8 @@ from .task import Task
 __all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared"]
 
 MAX_LABEL_GRID = 1 << 22
-MAX_HITTING_NODES = 20_000  # search nodes of one part's rigidity proof before it counts as not rigid
+MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
+MAX_HITTING_ROUNDS = 256  # candidates checked on the rows; past either limit the part counts as not rigid
 SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
 
 
@@ -181,7 +182,7 @@ def _rigid(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, ow
     """
     masks: list = []
     bits = np.int64(1) << np.arange(G.shape[1], dtype=np.int64)
-    while True:
+    for _ in range(MAX_HITTING_ROUNDS):
         other = _other_hitting_set(masks, own, most)
         if other is None:
             return True
@@ -196,6 +197,7 @@ def _rigid(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, ow
             return False
         found = {int(m) for m in (G[order[clash]] != G[order[clash + 1]]) @ bits}
         masks.extend(sorted(found, key=int.bit_count)[:8])
+    return False
 
 
 def _other_hitting_set(masks: list, own: int, most: int):

@@ -1092,6 +1092,16 @@ class TestSampledSplit:
         wanted = (mixed[:, 0] == 2).astype(np.int64) ^ (mixed[:, 2] == 1)
         assert _rigid(mixed, row_codes(mixed, [3, 2, 3]), wanted, (3, 2, 3), 0b101, 2)
 
+    @pytest.mark.parametrize("limit", ["MAX_HITTING_NODES", "MAX_HITTING_ROUNDS"])
+    def test_a_rigidity_proof_out_of_budget_does_not_split(self, limit, monkeypatch):
+        from rscount import split
+        task = rscount.task_from_text(["a ^ b", "c & d"], "a,b,c,d")
+        problem = rscount.make_problem(task, support=split.grid((2, 2, 2, 2)).tolist()[1:])
+        assert split.split_problem(problem) is not None
+        monkeypatch.setattr(split, limit, 1)
+        assert split.split_problem(problem) is None
+        assert rscount.count_problem(problem).count == rscount.count_problem(problem, "bruteforce").count
+
     def test_sdd_oia_complete_splits_on_its_sample(self):
         """The three action parts of SDD-OIA keep their sources on the 1,000-vector sample: the split count
         equals the search over whole maps (4,242 partial maps, about 1 s)."""
