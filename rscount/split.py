@@ -21,11 +21,13 @@ support itself keeps every part's sources inside the part (see
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .logic import variables
 from .problem import Problem, Supervision
-from .support import Support, exhaustive, grid, row_codes
+from .support import Support, exhaustive, grid, label_ids, row_codes
 from .task import Task
 
 __all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared"]
@@ -159,8 +161,7 @@ def sources_stay_apart(problem: Problem, parts: list) -> bool:
     for labels, concepts in sorted(parts, key=lambda p: len(p[1])):
         if rigid == len(parts) - 1:
             break  # the one part left gets the concepts left: its own
-        wanted = np.asarray(problem.labels, dtype=np.int64)[:, list(labels)]
-        wanted = row_codes(wanted - wanted.min(axis=0), [int(x) + 1 for x in np.ptp(wanted, axis=0)])
+        wanted, _ = label_ids(problem.labels[:, list(labels)])
         if _rigid(G, full, wanted, task.sizes, sum(1 << c for c in concepts), len(concepts)):
             rigid += 1
         else:
@@ -264,8 +265,7 @@ def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = Fal
             continue
         support, rows = _project(problem.support, cs, problem.supervision.vectors)
         if not rows and len(support) == sub.space_size:  # the projection holds every vector: counters see that
-            support = Support(None, f"{support.kind}, every vector", exhaustive=True, size=sub.space_size,
-                              sizes=sub.sizes)
+            support = dataclasses.replace(exhaustive(sub), kind=f"{support.kind}, every vector")
         out.append(Problem(sub, support, problem.map_class, Supervision(rows, concepts)))
     return out
 

@@ -230,8 +230,14 @@ def space_label_ids(task: Task) -> tuple:
     for a, lo, r in zip(arrays, lows, radix):
         code = code * kind(r) + (a.astype(kind) - kind(lo) if a.dtype == bool else (a - lo).astype(kind))
     code = np.broadcast_to(code, task.sizes).ravel()  # a copy only where some concept is read by no label
-    present = np.bincount(code, minlength=total) > 0
-    return (np.cumsum(present) - 1).astype(kind)[code], int(present.sum())
+    return _rank_by_count(code, total, kind)
+
+
+def _rank_by_count(codes: np.ndarray, total: int, dtype=np.int64) -> tuple:
+    """(rank of each code among the codes present, how many are present), for codes below ``total``: counted,
+    not sorted."""
+    present = np.bincount(codes, minlength=total) > 0
+    return (np.cumsum(present) - 1).astype(dtype, copy=False)[codes], int(present.sum())
 
 
 def label_ids(labels: np.ndarray) -> tuple:
@@ -242,8 +248,7 @@ def label_ids(labels: np.ndarray) -> tuple:
     radix = [int(c.max(initial=0)) - int(lo) + 1 for c, lo in zip(labels.T, low)]
     codes = row_codes(labels - low, radix)
     if math.prod(radix) <= 1 << 22:  # few label vectors: rank them by counting instead of sorting every row
-        present = np.bincount(codes, minlength=math.prod(radix)) > 0
-        return (np.cumsum(present) - 1)[codes], int(present.sum())
+        return _rank_by_count(codes, math.prod(radix))
     kinds = distinct(codes)
     return np.searchsorted(kinds, codes), len(kinds)
 
