@@ -101,15 +101,15 @@ def format_dimacs(nvars: int, clauses: Iterable, show: Iterable[int] | None = No
     return "\n".join(lines) + "\n"
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a failure leaves no partial file."""
+def write_atomic(path: str | Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to ``path`` so that a failure leaves no partial file."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise TaskError(f"cannot write {str(path)!r}: folder {str(directory)!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
     try:
-        with os.fdopen(fd, "w") as fh:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
             fh.write(text)
         umask = os.umask(0)
         os.umask(umask)

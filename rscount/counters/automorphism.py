@@ -334,12 +334,12 @@ class Automorphism:
                 f"{search.nodes} partial maps checked")
         return Tally(total, notes=(note,), encoding={"quotient_vectors": int(q.table.size), "nodes": search.nodes})
 
-    def enumerate(self, problem, encoding, limit):
+    def enumerate(self, problem, encoding, limit, deadline: Deadline | None = None):
         """Optimal maps, read off the bijections of the full walk (every concept its own block)."""
         task = problem.task
         q = quotient(task)
         groups = _groups(task) if problem.map_class == "shared" else None
-        search = _Search(q, groups, Deadline(None, self.name), interchangeable(q, task))
+        search = _Search(q, groups, deadline or Deadline(None, self.name), interchangeable(q, task))
         found: list = []
 
         def leaf(sigma, gs):

@@ -1,0 +1,67 @@
+"""Audit a task design before any data is collected: what a model may confuse, and the cheapest fix.
+
+>>> a = audit("mnadd-half", map_class="shared", curve=False)
+>>> a.count, a.identifiable, a.supervise_values.items
+(3, [], ('d1=2',))
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional, Sequence
+
+from ..problem import Problem
+from .curve import Curve, data_curve
+from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
+from .maps import list_maps
+from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion
+from .report import Audit, Comparison
+
+__all__ = ["audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
+           "SupervisionFix", "DataFix", "confusion", "data_curve"]
+
+
+def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int] | None = None,
+                  seeds: Sequence[int] = range(5), draw: str = "space", workers: int | None = None,
+                  timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None) -> Audit:
+    """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
+    curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
+    from ..api import count_problem
+    start = time.monotonic()
+
+    def left(share: float) -> float | None:
+        return None if timeout is None else max((timeout - (time.monotonic() - start)) * share, 1.0)
+
+    say = progress or (lambda msg: None)
+    result = count_problem(problem, timeout=left(0.3))
+    say(f"audit: {result.count} optimal maps; listing them")
+    maps = list_maps(problem, result, LIST_LIMIT, left(0.3))
+    relation = confusion(problem, result, maps=maps, seconds=left(0.3))
+    say("audit: relation done; looking for the cheapest supervision")
+    values = supervision_fix(problem, result.count, maps, by="value", seconds=left(0.25))
+    concepts = supervision_fix(problem, result.count, maps, by="concept", seconds=left(0.25))
+    say("audit: supervision done; looking for data")
+    data = data_fix(problem, result.count, maps, seconds=left(0.3))
+    say("audit: counting the other map classes and label subsets")
+    classes = class_counts(problem, left(0.1))
+    labels = label_subsets(problem, left(0.2))
+    drawn = data_curve(problem, sizes, seeds, draw=draw, workers=workers, progress=progress) if curve else None
+    return Audit(result, relation, values, concepts, data, classes, labels, drawn, time.monotonic() - start)
+
+
+def audit(task, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0, support_file=None,
+          concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None, curve: bool = False,
+          sizes: Sequence[int] | None = None, seeds: Sequence[int] = range(5), draw: str = "space",
+          workers: int | None = None, timeout: float | None = 60.0,
+          progress: Optional[Callable[[str], None]] = None) -> Audit:
+    """Audit ``task`` (a name, a Task or a Problem) with the support, class and supervision options of ``count``."""
+    from ..api import make_problem
+    problem = task if isinstance(task, Problem) else make_problem(
+        task, map_class=map_class, support=support, subsample=subsample, seed=seed, support_file=support_file,
+        concept_sup=concept_sup, supervise=supervise, params=params)
+    return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
+                         timeout=timeout, progress=progress)
+
+
+def compare(designs: Sequence, **options) -> Comparison:
+    """Audit several designs (names, Tasks or Problems) with the same options and set them side by side."""
+    return Comparison(tuple(audit(d, **options) for d in designs))

@@ -1,0 +1,150 @@
+"""How much data: the count against the number of support vectors drawn at random, over seeds.
+
+One small count per (size, seed), run in parallel worker processes; the
+per-draw function is plain and top level so a later sweep engine can call it.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import multiprocessing as mp
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import RscountError, SupportError
+from ..problem import Problem
+from ..support import Support, by_label, grid
+
+__all__ = ["Curve", "data_curve", "draw_count", "default_sizes"]
+
+DRAWS = ("space", "by-label")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Counts of random supports: ``rows`` holds (size, [count or None per seed])."""
+
+    draw: str
+    seeds: tuple
+    rows: tuple
+
+    def table(self) -> list:
+        """(size, median count, share of draws with count 1, draws that failed) per size."""
+        out = []
+        for size, counts in self.rows:
+            ok = [c for c in counts if c is not None]
+            median = int(np.median(ok)) if ok else None
+            out.append((size, median, sum(c == 1 for c in ok) / len(ok) if ok else None, len(counts) - len(ok)))
+        return out
+
+    def to_dict(self) -> dict:
+        return {"draw": self.draw, "seeds": list(self.seeds),
+                "rows": [{"size": size, "counts": list(counts), "median": median, "share_one": share}
+                         for (size, counts), (_, median, share, _) in zip(self.rows, self.table())]}
+
+    def __str__(self) -> str:
+        lines = [f"{'vectors':>8}  {'median count':>14}  {'count 1':>8}"]
+        for size, median, share, failed in self.table():
+            shown = "-" if share is None else f"{share:.0%}"
+            lines.append(f"{size:>8}  {'-' if median is None else median:>14}  {shown:>8}"
+                         + (f"  ({failed} draws could not be counted)" if failed else ""))
+        return "\n".join(lines)
+
+
+def default_sizes(problem: Problem, most: int = 12) -> list:
+    """Doubling sizes from 1 up to the space (or 4x the design's support), at most ``most`` of them."""
+    top = problem.task.space_size
+    if not problem.support.exhaustive:
+        top = min(top, max(4 * len(problem.support), 8))
+    sizes, n = [], 1
+    while n < top and len(sizes) < most - 1:
+        sizes.append(n)
+        n *= 2
+    return sizes + [top]
+
+
+def draw_support(problem: Problem, size: int, seed: int, draw: str) -> Support:
+    """``size`` distinct vectors drawn uniformly from the space, or label first as rsbench's generators do."""
+    task = problem.task
+    if draw == "by-label":
+        return by_label(task, size, seed)
+    n = task.space_size
+    size = min(size, n)
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(n, size, replace=False) if n <= 1 << 24 else np.unique(rng.integers(0, n, size))
+    return Support(grid(task.sizes, np.sort(rows)), f"{size} random vectors (seed {seed})")
+
+
+def draw_count(problem: Problem, size: int, seed: int, draw: str = "space", timeout: float | None = 30.0):
+    """The exact count on one random support (None where it cannot be had in time)."""
+    from ..api import count_problem
+    try:
+        support = draw_support(problem, size, seed, draw)
+        bare = dataclasses.replace(problem, support=support,
+                                   supervision=dataclasses.replace(problem.supervision, vectors=frozenset()))
+        r = count_problem(bare, timeout=timeout)
+        return r.count if r.exact else None
+    except RscountError:
+        return None
+
+
+_PROBLEM: Problem | None = None
+
+
+def _init(problem: Problem) -> None:
+    global _PROBLEM
+    _PROBLEM = problem
+
+
+def _job(args):
+    size, seed, draw, timeout = args
+    return size, seed, draw_count(_PROBLEM, size, seed, draw, timeout)
+
+
+def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "space", workers: int | None = None,
+               timeout: float | None = 30.0, progress=None) -> Curve:
+    """Count ``problem`` on random supports of each size, for each seed, in ``workers`` processes."""
+    if draw not in DRAWS:
+        raise SupportError(f"draw {draw!r}: choose one of {', '.join(DRAWS)}")
+    sizes = sorted(set(int(s) for s in (sizes or default_sizes(problem))))
+    if not sizes or sizes[0] < 1:
+        raise SupportError("curve sizes must be positive numbers of vectors")
+    seeds = tuple(int(s) for s in seeds)
+    jobs = [(size, seed, draw, timeout) for size in sizes for seed in seeds]
+    results: dict = {}
+    workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
+    if workers == 1:
+        _init(problem)
+        for n, job in enumerate(jobs):
+            size, seed, c = _job(job)
+            results[(size, seed)] = c
+            if progress:
+                progress(f"curve: {n + 1}/{len(jobs)} draws counted")
+    else:
+        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_init,
+                                    initargs=(problem,)) as pool:
+            for n, (size, seed, c) in enumerate(pool.map(_job, jobs)):
+                results[(size, seed)] = c
+                if progress:
+                    progress(f"curve: {n + 1}/{len(jobs)} draws counted")
+    rows = tuple((size, tuple(results[(size, seed)] for seed in seeds)) for size in sizes)
+    return Curve(draw, seeds, rows)
+
+
+def plot_curve(curve: Curve, ax, title: str = "") -> None:
+    """Draw the median count (log scale) and the share of draws with count 1 against the support size."""
+    table = curve.table()
+    xs = [s for s, m, _, _ in table if m is not None]
+    ax.plot(xs, [m for _, m, _, _ in table if m is not None], "o-", color="tab:blue", label="median count")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(f"support vectors ({'drawn label first' if curve.draw == 'by-label' else 'uniform draws'})")
+    ax.set_ylabel("optimal maps (median over seeds)", color="tab:blue")
+    twin = ax.twinx()
+    twin.plot([s for s, _, share, _ in table if share is not None],
+              [share for _, _, share, _ in table if share is not None], "s--", color="tab:green")
+    twin.set_ylim(-0.05, 1.05)
+    twin.set_ylabel("share of draws with count 1", color="tab:green")
+    ax.set_title(title or f"{len(curve.seeds)} seeds per size")

@@ -1,0 +1,360 @@
+"""Fixes, each a problem counted by the same counters: supervision, more data, another extractor, fewer labels.
+
+Supervision sets are found as hitting sets: supervising an item removes
+exactly the optimal maps that get it wrong somewhere on the support, so a set
+leaves count 1 iff it hits every shortcut. With every map listed the smallest
+such set is one MaxSAT call (proven minimal); otherwise an implicit hitting
+set loop alternates a smallest set for the shortcuts seen so far with an
+exact count that either proves it or shows a shortcut it misses (proven
+minimal when it ends); past its budget a greedy choice by exact counts, said
+as such.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import BackendError, CountTimeout, RscountError
+from ..problem import MAP_CLASSES, Problem, Supervision
+from ..support import Support, grid
+from .maps import identity, kills
+
+__all__ = ["SupervisionFix", "DataFix", "supervision_fix", "data_fix", "class_counts", "label_subsets",
+           "with_items", "item_text"]
+
+ROUNDS = 40  # implicit hitting set rounds before the greedy choice takes over
+CANDIDATES = 4096  # vectors outside the support scored per data step (all of them where there are fewer)
+POOL = 2000  # optimal maps held to score candidate vectors when not all are listed
+
+
+@dataclass(frozen=True)
+class SupervisionFix:
+    """A set of supervision items and the exact count it leads to."""
+
+    items: tuple  # "name=value" or "name"
+    count: int
+    exact: bool
+    minimal: bool
+    method: str
+    reaches_one: bool
+
+
+@dataclass(frozen=True)
+class DataFix:
+    """Vectors to add to the support, greedily, with the count after each one."""
+
+    vectors: tuple  # value tuples, as the task names them
+    counts: tuple  # the count after adding each vector in turn
+    reaches_one: bool
+    floor: int | None  # the count on the exhaustive support: no data gets below it
+    note: str
+
+
+def item_text(task, item: tuple) -> str:
+    i, u = item
+    c = task.concepts[i]
+    return c.name if u is None else f"{c.name}={c.domain[u]}"
+
+
+def with_items(problem: Problem, items) -> Problem:
+    """``problem`` with the supervision items (concept index, value index or None) added."""
+    sup = problem.supervision
+    merged = tuple(sorted(set(sup.concepts) | set(items), key=lambda p: (p[0], -1 if p[1] is None else p[1])))
+    return dataclasses.replace(problem, supervision=Supervision(sup.vectors, merged))
+
+
+def _count(problem: Problem, seconds: float | None):
+    from ..api import count_problem
+    return count_problem(problem, timeout=None if seconds is None else max(seconds, 0.5))
+
+
+# --- supervision ---------------------------------------------------------------------------------------------
+
+def _items(problem: Problem, by: str) -> list:
+    """The items worth supervising: values that occur in the support (or whole concepts), not yet supervised."""
+    task, have = problem.task, set(problem.supervision.concepts)
+    whole = {i for i, u in have if u is None}
+    if by == "concept":
+        return [(i, None) for i in range(task.k) if i not in whole]
+    seen = _seen_values(problem)
+    return [(i, u) for i in range(task.k) if i not in whole for u in range(task.sizes[i])
+            if seen[i][u] and (i, u) not in have]
+
+
+def _seen_values(problem: Problem) -> list:
+    if problem.support.exhaustive:
+        return [[True] * d for d in problem.task.sizes]
+    vec = problem.support.vectors
+    return [(np.bincount(vec[:, j], minlength=d) > 0).tolist() for j, d in enumerate(problem.task.sizes)]
+
+
+def _kill_sets(problem: Problem, maps, items: list) -> list:
+    """For each map, the items it gets wrong somewhere on the support (supervising one of them removes it)."""
+    from .relation import realised
+    present = realised(problem, list(maps))
+    sizes = problem.task.sizes
+    off = [~np.eye(d, dtype=bool) for d in sizes]
+    wrong = {}
+    for it in items:
+        i, u = it
+        d = sizes[i]
+        cells = off[i] if u is None else np.zeros((d, d), bool)
+        if u is not None:
+            cells[u] = off[i][u]
+        wrong[it] = present[i][:, cells.reshape(-1)].any(axis=1)
+    return [frozenset(it for it in items if wrong[it][m]) for m in range(len(present[0]))]
+
+
+def min_hitting_set(sets, items: list) -> tuple:
+    """A smallest set of items meeting every set (RC2 MaxSAT; exact)."""
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+    sets = {s for s in sets if s}
+    if not sets:
+        return ()
+    var = {it: n + 1 for n, it in enumerate(items)}
+    wcnf = WCNF()
+    for s in sets:
+        wcnf.append([var[it] for it in s])
+    for it in items:
+        wcnf.append([-var[it]], weight=1)
+    with RC2(wcnf) as rc2:
+        model = rc2.compute()
+    chosen = {v for v in model if v > 0}
+    return tuple(it for it in items if var[it] in chosen)
+
+
+def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str = "value",
+                    seconds: float | None = 30.0) -> SupervisionFix:
+    """The smallest set of values (``by="value"``) or concepts (``by="concept"``) to supervise for count 1.
+
+    ``maps``: every optimal map when listed (then one MaxSAT call decides it).
+    """
+    from .relation import _parts
+    parts = _parts(problem)
+    if parts is not None:
+        return _parts_fix(problem, parts, by, seconds)
+    start = time.monotonic()
+    task, items = problem.task, _items(problem, by)
+    if count == 1:
+        return SupervisionFix((), 1, True, True, "the count is already 1", True)
+    ident = identity(problem)
+    if maps is not None:
+        shortcuts = [m for m in maps if m != ident]
+        sets = _kill_sets(problem, shortcuts, items)
+        chosen = min_hitting_set(sets, items)
+        return _verified(problem, chosen, True, f"smallest hitting set over all {len(maps)} optimal maps (MaxSAT)",
+                         seconds)
+    try:
+        return _implicit(problem, items, ident, start, seconds)
+    except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+        left = None if seconds is None else seconds - (time.monotonic() - start)
+        return _greedy(problem, items, count, left)
+
+
+def _implicit(problem: Problem, items: list, ident, start: float, seconds: float | None) -> SupervisionFix:
+    sets: set = set()
+    for rounds in range(1, ROUNDS + 1):
+        chosen = min_hitting_set(sets, items)
+        left = None if seconds is None else seconds - (time.monotonic() - start)
+        if left is not None and left <= 0:
+            raise CountTimeout("the implicit hitting set ran out of time")
+        r = _count(with_items(problem, chosen), left)
+        if r.count == 1 and r.exact:
+            return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), 1, True, True,
+                                  f"implicit hitting set: {rounds} exact counts, {len(sets)} shortcuts", True)
+        found = [m for m in r.maps(8, left) if m != ident]
+        new = set(_kill_sets(problem, found, items)) - sets
+        if not new or frozenset() in new:  # a shortcut no supervision removes, or no progress: let greedy say
+            raise BackendError("no supervision removes every shortcut")
+        sets |= new
+    raise BackendError(f"no proof within {ROUNDS} rounds")
+
+
+def _greedy(problem: Problem, items: list, count: int, seconds: float | None) -> SupervisionFix:
+    """Add the item whose supervision leaves the smallest exact count, until 1 or no item helps."""
+    start, chosen, current, exact = time.monotonic(), [], count, True
+    while current > 1:
+        best = None
+        for it in items:
+            if it in chosen:
+                continue
+            left = None if seconds is None else seconds - (time.monotonic() - start)
+            if left is not None and left <= 0:
+                break
+            try:
+                r = _count(with_items(problem, chosen + [it]), left)
+            except (BackendError, CountTimeout):
+                continue
+            if best is None or r.count < best[1]:
+                best = (it, r.count, r.exact)
+        if best is None or best[1] >= current:
+            break
+        chosen.append(best[0])
+        current, exact = best[1], exact and best[2]
+    return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), current, exact, False,
+                          "greedy by exact counts (too many maps to prove a smallest set)", current == 1)
+
+
+def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, seconds) -> SupervisionFix:
+    r = _count(with_items(problem, chosen), seconds)
+    return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), r.count, r.exact,
+                          minimal and r.exact, method if r.count == 1 else
+                          method + f"; {r.count - 1} shortcuts agree with the intended map wherever "
+                          "supervision can see, so no supervision removes them", r.count == 1)
+
+
+def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFix:
+    """Parts read disjoint concepts, so the union of each part's smallest set is a smallest set."""
+    from ..api import count_problem
+    from .maps import list_maps
+    from .relation import LIST_LIMIT
+    fixes = []
+    for part in parts:
+        r = count_problem(part, timeout=seconds)
+        fixes.append(supervision_fix(part, r.count, list_maps(part, r, LIST_LIMIT, seconds), by=by, seconds=seconds))
+    names = {c.name: n for n, c in enumerate(problem.task.concepts)}
+    chosen = []
+    for f in fixes:
+        for text in f.items:
+            name, _, value = text.partition("=")
+            i = names[name]
+            chosen.append((i, problem.task.concepts[i].index(value) if value else None))
+    method = "per independent part: " + "; ".join(f"{p.task.name}: {f.method}" for p, f in zip(parts, fixes))
+    return _verified(problem, tuple(chosen), all(f.minimal for f in fixes), method, seconds)
+
+
+# --- data ----------------------------------------------------------------------------------------------------
+
+def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20, seed: int = 0,
+             seconds: float | None = 30.0) -> DataFix:
+    """Add, one at a time, the vector outside the support that removes the most optimal maps, recounting after
+    each; stop at count 1, when no vector helps, or after ``steps`` vectors."""
+    start = time.monotonic()
+    task = problem.task
+    floor = _floor(problem, seconds)
+    if problem.support.exhaustive:
+        return DataFix((), (), count == 1, count, "the support already holds every concept vector")
+    if count == 1:
+        return DataFix((), (), True, floor, "the count is already 1")
+    if floor is not None and floor > 1:
+        why = (f"no data can reach 1: even the exhaustive support leaves {floor} optimal maps "
+               "(the knowledge itself has these symmetries)")
+    else:
+        why = ""
+    current, added, counts = problem, [], []
+    complete_pool = maps is not None
+    pool = [m for m in maps] if maps is not None else None
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        left = None if seconds is None else seconds - (time.monotonic() - start)
+        if left is not None and left <= 0 or count == 1 or (floor is not None and count <= floor):
+            break
+        if pool is None:
+            try:
+                pool = list(_count(current, left).maps(POOL, left))
+            except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+                break
+        cand = _candidates(current, rng)
+        if cand is None or not len(cand):
+            break
+        labels = task.evaluate(cand)
+        killed = np.zeros(len(cand), dtype=np.int64)
+        for m in pool:
+            killed += kills(m, current, cand, labels)
+        best = int(np.argmax(killed))
+        if killed[best] == 0:
+            if complete_pool:
+                break  # every map left survives every vector: no data helps
+            pool = None  # the pool saw no difference; refresh it from the new problem once more
+            continue
+        x = cand[best]
+        given = np.vstack([current.support.vectors, x[None, :]])
+        current = dataclasses.replace(current, support=Support(given, f"{problem.support.kind} + {len(added) + 1}"))
+        r = _count(current, None if seconds is None else seconds - (time.monotonic() - start))
+        added.append(tuple(c.domain[u] for c, u in zip(task.concepts, x.tolist())))
+        counts.append(r.count)
+        count = r.count
+        if pool is not None:
+            keep = ~np.array([kills(m, current, x[None, :], labels[best:best + 1])[0] for m in pool])
+            pool = [m for m, k in zip(pool, keep) if k]
+            if not complete_pool:
+                pool = None
+    note = why or ("count 1 reached" if count == 1 else "no further vector lowers the count"
+                   if len(added) < steps else f"stopped after {steps} vectors")
+    return DataFix(tuple(added), tuple(counts), count == 1, floor, note)
+
+
+def _floor(problem: Problem, seconds) -> int | None:
+    """The count on the exhaustive support (the least any data can give), where it can be counted."""
+    if problem.supervision.vectors:
+        return None  # supervised rows are rows of this support; a bigger one would observe others
+    full = dataclasses.replace(problem, support=_exhaustive(problem))
+    try:
+        r = _count(full, seconds)
+    except RscountError:
+        return None
+    return r.count if r.exact else None
+
+
+def _exhaustive(problem: Problem) -> Support:
+    from ..support import exhaustive
+    return exhaustive(problem.task)
+
+
+def _candidates(problem: Problem, rng) -> np.ndarray | None:
+    """Vectors outside the support: all of them when few, else a seeded sample."""
+    task = problem.task
+    n = task.space_size
+    have = set(map(tuple, problem.support.vectors.tolist()))
+    if n <= CANDIDATES * 4:
+        every = grid(task.sizes)
+        return every[[tuple(r) not in have for r in every.tolist()]]
+    rows = grid(task.sizes, rng.choice(n, CANDIDATES, replace=n < (1 << 62)))
+    return np.array([r for r in rows.tolist() if tuple(r) not in have], dtype=np.int64)
+
+
+# --- architecture and knowledge ------------------------------------------------------------------------------
+
+def class_counts(problem: Problem, seconds: float | None = 10.0) -> dict:
+    """The count under every map class (None with the reason where it cannot be had in time)."""
+    out = {}
+    for cls in MAP_CLASSES:
+        try:
+            r = _count(dataclasses.replace(problem, map_class=cls), seconds)
+            out[cls] = (r.count, r.exact, "")
+        except RscountError as exc:
+            out[cls] = (None, False, str(exc).split(";")[0])
+    return out
+
+
+def label_subsets(problem: Problem, seconds: float | None = 10.0, most: int = 6) -> list:
+    """(label names, count) for every proper non-empty subset of the labels, smallest subsets first."""
+    task = problem.task
+    n = len(task.labels)
+    if n < 2 or n > most:
+        return []
+    out = []
+    for size in range(1, n):
+        for subset in itertools.combinations(range(n), size):
+            sub = dataclasses.replace(task, labels=tuple(task.labels[i] for i in subset),
+                                      name=f"{task.name}[{','.join(task.labels[i].name for i in subset)}]")
+            try:
+                r = _count(dataclasses.replace(problem, task=sub), seconds)
+                out.append((tuple(task.labels[i].name for i in subset), r.count, r.exact))
+            except RscountError:
+                out.append((tuple(task.labels[i].name for i in subset), None, False))
+    return out
+
+
+def smallest_sufficient(subsets: list) -> list:
+    """The smallest label subsets that already leave count 1."""
+    ones = [s for s, c, exact in subsets if c == 1 and exact]
+    if not ones:
+        return []
+    least = min(len(s) for s in ones)
+    return [s for s in ones if len(s) == least]

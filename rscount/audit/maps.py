@@ -1,0 +1,98 @@
+"""Optimal maps as arrays: list them up to a bound and apply them to many concept vectors at once.
+
+The audit reads everything it says (the confusion relation, which supervision
+kills which map, which new vector kills which map) off these two operations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..counters import COUNTERS
+from ..counters.base import Deadline
+from ..errors import BackendError, CountTimeout
+from ..problem import Problem
+from ..result import ConceptMap, CountResult
+
+__all__ = ["MapTable", "list_maps", "apply_map", "realised_pairs", "identity"]
+
+
+@dataclass(frozen=True)
+class MapTable:
+    """One map as two int arrays per ground-truth concept: ``target[j][u]``, ``value[j][u]``."""
+
+    target: tuple
+    value: tuple
+
+    @classmethod
+    def of(cls, m: ConceptMap) -> "MapTable":
+        return cls(tuple(np.array([t for t, _ in row], dtype=np.int64) for row in m.assign),
+                   tuple(np.array([v for _, v in row], dtype=np.int64) for row in m.assign))
+
+
+def identity(problem: Problem) -> ConceptMap:
+    """The intended map: every value to itself."""
+    task = problem.task
+    return ConceptMap(tuple(tuple((j, u) for u in range(len(c.domain))) for j, c in enumerate(task.concepts)),
+                      tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts))
+
+
+def apply_map(m: ConceptMap | MapTable, vectors: np.ndarray) -> np.ndarray:
+    """Predicted index vectors of ``m`` on ``vectors`` (n, k); -1 marks a predicted concept that gets no value
+    or two different ones (the map is not optimal on such a vector)."""
+    t = m if isinstance(m, MapTable) else MapTable.of(m)
+    n, k = vectors.shape
+    out = np.full((n, k), -1, dtype=np.int64)
+    clash = np.zeros(n, dtype=bool)
+    for j in range(k):
+        tgt, val = t.target[j][vectors[:, j]], t.value[j][vectors[:, j]]
+        for i in np.unique(tgt):
+            rows = tgt == i
+            prev = out[rows, i]
+            clash[rows] |= (prev != -1) & (prev != val[rows])
+            out[rows, i] = val[rows]
+    out[clash] = -1
+    return out
+
+
+def realised_pairs(m: ConceptMap | MapTable, vectors: np.ndarray, sizes: tuple) -> list:
+    """For each concept j, the codes ``v * sizes[j] + u`` of the pairs (true v, predicted u) ``m`` realises."""
+    out = apply_map(m, vectors)
+    return [np.unique(vectors[:, j] * s + out[:, j]) for j, s in enumerate(sizes)]
+
+
+def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float | None) -> list | None:
+    """Every optimal map of ``problem`` when there are at most ``limit`` and they can be listed in time, else None.
+
+    The automorphism counter lists the maps of an exhaustive support from the
+    knowledge's symmetries; other problems are listed by SAT enumeration.
+    """
+    if not result.exact or result.count > limit or problem.map_class == "joint":
+        return None
+    try:
+        if problem.support.exhaustive and COUNTERS["automorphism"].applies(problem):
+            deadline = Deadline(seconds, "listing maps", "raise --timeout")
+            maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
+        else:
+            maps = list(result.maps(None, seconds))
+    except (BackendError, CountTimeout, MemoryError):
+        return None
+    if len(maps) != result.count:
+        raise BackendError(f"listing the optimal maps of {problem.task.name} gave {len(maps)}, the count says "
+                           f"{result.count}; please report this with the task and options")
+    return maps
+
+
+def kills(m: ConceptMap, problem: Problem, vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Which of ``vectors`` (with their label codes) ``m`` gets wrong: a label, or a supervised concept."""
+    out = apply_map(m, vectors)
+    bad = (out < 0).any(axis=1)
+    ok = ~bad
+    wrong = np.zeros(len(vectors), dtype=bool)
+    if ok.any():
+        wrong[ok] = (problem.task.evaluate(out[ok]) != labels[ok]).any(axis=1)
+    for i, u in problem.supervision.concepts:
+        watched = np.ones(len(vectors), dtype=bool) if u is None else vectors[:, i] == u
+        wrong |= watched & ok & (out[:, i] != vectors[:, i])
+    return bad | wrong

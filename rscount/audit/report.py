@@ -1,0 +1,263 @@
+"""The Audit value: what a model may confuse and what fixes it, as text, JSON, HTML and a figure."""
+from __future__ import annotations
+
+import html
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..result import CountResult, format_count
+from .curve import Curve, plot_curve
+from .fixes import DataFix, SupervisionFix, smallest_sufficient
+from .relation import Relation
+
+__all__ = ["Audit", "Comparison"]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything ``rscount.audit`` found for one design."""
+
+    result: CountResult
+    relation: Relation
+    supervise_values: SupervisionFix | None
+    supervise_concepts: SupervisionFix | None
+    data: DataFix | None
+    classes: dict  # class -> (count or None, exact, why not)
+    labels: list  # (label names, count, exact) per proper subset
+    curve: Curve | None = None
+    seconds: float = 0.0
+    notes: tuple = field(default=())
+
+    @property
+    def count(self) -> int:
+        return self.result.count
+
+    @property
+    def identifiable(self) -> list:
+        """Names of the concepts no optimal map confuses."""
+        return [c.name for c in self.relation.concepts if c.identifiable]
+
+    def to_dict(self) -> dict:
+        fix: dict = {}
+        for key, f in (("values", self.supervise_values), ("concepts", self.supervise_concepts)):
+            if f is not None:
+                fix[f"supervise_{key}"] = list(f.items)
+                fix[f"supervise_{key}_minimal"] = f.minimal
+                fix[f"supervise_{key}_count"] = f.count
+                fix[f"supervise_{key}_method"] = f.method
+                fix[f"supervise_{key}_reaches_one"] = f.reaches_one
+        if self.data is not None:
+            fix.update(add_vectors=[[_text(x) for x in v] for v in self.data.vectors],
+                       add_vectors_counts=list(self.data.counts), add_vectors_reaches_one=self.data.reaches_one,
+                       add_vectors_floor=self.data.floor, add_vectors_note=self.data.note)
+        concepts = []
+        for c in self.relation.concepts:
+            values = []
+            for v, value in enumerate(c.values):
+                predicted = {_text(c.values[u]): c.weight(v, u) for u in range(len(c.values)) if c.possible[v, u]}
+                entry = {"value": _text(value), "fixed": c.fixed(v), "predicted": predicted}
+                if not c.seen[v]:
+                    entry["in_support"] = False
+                undecided = [_text(c.values[u]) for u in range(len(c.values)) if c.undecided[v, u]]
+                if undecided:
+                    entry["undecided"] = undecided
+                values.append(entry)
+            concepts.append({"name": c.name, "identifiable": c.identifiable, "values": values})
+        out = {
+            "task": self.result.task, "count": self.result.count, "exact": self.result.exact,
+            "map_class": self.result.map_class, "support": self.result.support,
+            "support_size": self.result.support_size, "supervision": self.result.supervision,
+            "relation": {"method": self.relation.method, "weighted": self.relation.weighted,
+                         "complete": self.relation.complete, "notes": list(self.relation.notes)},
+            "concepts": concepts, "identifiable": self.identifiable, "fix": fix,
+            "classes": {k: v[0] for k, v in self.classes.items()},
+            "label_subsets": [{"labels": list(s), "count": c} for s, c, _ in self.labels],
+            "labels_sufficient": [list(s) for s in smallest_sufficient(self.labels)],
+            "seconds": round(self.seconds, 3), "notes": list(self.notes),
+        }
+        if self.curve is not None:
+            out["curve"] = self.curve.to_dict()
+        return out
+
+    # --- text ------------------------------------------------------------------------------------------------
+    def __str__(self) -> str:
+        r = self.result
+        lines = [f"task          {r.task}", f"support       {r.support} ({r.support_size} vectors)",
+                 f"map class     {r.map_class}", f"supervision   {r.supervision}",
+                 f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)"),
+                 f"identifiable  {', '.join(self.identifiable) or 'none'}",
+                 f"relation      {self.relation.method}" + ("" if self.relation.weighted else
+                                                            " (existence only: cells show 'x', not map counts)")]
+        lines += [f"note          {n}" for n in self.relation.notes]
+        lines.append("")
+        lines.append("What a model may confuse (rows: true value, columns: predicted; cells: optimal maps doing it)")
+        for c in self.relation.concepts:
+            if c.identifiable:
+                continue
+            lines += ["", f"  {c.name}"] + ["    " + line for line in _matrix_text(c)]
+        safe = [c.name for c in self.relation.concepts if c.identifiable]
+        if safe:
+            lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
+        lines += ["", "Cheapest fixes (each count computed by the counters)"]
+        for label, f in (("supervise values", self.supervise_values), ("supervise concepts", self.supervise_concepts)):
+            if f is None:
+                continue
+            what = " ".join(f"--supervise {i}" for i in f.items) or "(nothing)"
+            proof = "proven smallest" if f.minimal else "not proven smallest"
+            lines.append(f"  {label:<19} {what}  -> count {format_count(f.count)} ({proof}; {f.method})")
+        if self.data is not None:
+            d = self.data
+            shown = "; ".join(f"+({','.join(map(str, v))}) -> {format_count(c)}" for v, c in zip(d.vectors, d.counts))
+            lines.append(f"  add data           {shown or '(nothing to add)'}")
+            lines.append(f"                     {d.note}")
+        classes = ", ".join(f"{k} {format_count(v[0]) if v[0] is not None else 'n/a'}"
+                            for k, v in self.classes.items())
+        lines.append(f"  extractor / class  {classes}")
+        if self.labels:
+            best = smallest_sufficient(self.labels)
+            subsets = "; ".join(f"{'+'.join(s)}: {format_count(c) if c is not None else 'n/a'}"
+                                for s, c, _ in self.labels)
+            lines.append(f"  labels             {subsets}")
+            lines.append("                     " + (f"count 1 already with {' or '.join('+'.join(s) for s in best)}"
+                                                 if best else "no proper subset of the labels leaves count 1"))
+        if self.curve is not None:
+            lines += ["", "How much data (random supports)", str(self.curve)]
+        lines += [f"note          {n}" for n in self.notes]
+        lines.append(f"time          {self.seconds:.2f} s")
+        return "\n".join(lines)
+
+    # --- notebook --------------------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        r = self.result
+        head = (f"<b>{html.escape(r.task)}</b>: {format_count(r.count)} optimal maps ({r.map_class}, "
+                f"{html.escape(r.support)}, {r.support_size} vectors); identifiable: "
+                f"{html.escape(', '.join(self.identifiable) or 'none')}")
+        tables = "".join(_matrix_html(c) for c in self.relation.concepts if not c.identifiable)
+        fixes = "".join(f"<li>{html.escape(line.strip())}</li>" for line in str(self).split("Cheapest fixes")[1]
+                        .split("\n")[1:] if line.strip() and not line.startswith("time"))
+        return f"<div>{head}<div style='display:flex;flex-wrap:wrap;gap:1em'>{tables}</div><ul>{fixes}</ul></div>"
+
+    def plot(self, path=None):
+        """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG)."""
+        import matplotlib
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        shown = [c for c in self.relation.concepts if not c.identifiable][:12] or list(self.relation.concepts[:1])
+        panels = len(shown) + (self.curve is not None)
+        fig, axes = plt.subplots(1, panels, figsize=(3.2 * panels + 1, 3.4), squeeze=False)
+        for ax, c in zip(axes[0], shown):
+            ax.imshow(_shares(c), vmin=0, vmax=1, cmap="Blues")
+            ax.set_title(c.name)
+            ax.set_xticks(range(len(c.values)), [str(v) for v in c.values], rotation=90)
+            ax.set_yticks(range(len(c.values)), [str(v) for v in c.values])
+            ax.set_xlabel("predicted")
+            ax.set_ylabel("true")
+        if self.curve is not None:
+            plot_curve(self.curve, axes[0][-1])
+        fig.suptitle(f"{self.result.task}: {format_count(self.result.count)} optimal maps ({self.result.map_class})")
+        fig.tight_layout()
+        if path is None:
+            return fig
+        save_figure(fig, path)
+        plt.close(fig)
+        return None
+
+
+def save_figure(fig, path) -> None:
+    """Save a matplotlib figure as PNG or SVG (by suffix) with no partial file on failure."""
+    from ..dimacs import write_atomic
+    from ..errors import SupportError
+    suffix = str(path).rsplit(".", 1)[-1].lower()
+    if suffix not in ("png", "svg"):
+        raise SupportError(f"cannot plot to {str(path)!r}: name a .png or .svg file")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=suffix, dpi=120)
+    write_atomic(path, buf.getvalue())
+
+
+def _text(value) -> str:
+    return str(value)
+
+
+def _shares(c) -> np.ndarray:
+    """Each cell's share of the row's largest weight (1 where only existence is known)."""
+    if c.weights is None:
+        return c.possible.astype(float)
+    w = np.where(c.possible, c.weights, 0).astype(float)
+    top = w.max(axis=1, keepdims=True)
+    return np.divide(w, top, out=np.zeros_like(w), where=top > 0)
+
+
+def _cell(c, v: int, u: int) -> str:
+    if c.undecided[v, u]:
+        return "?"
+    if not c.possible[v, u]:
+        return "."
+    return "x" if c.weights is None else format_count(int(c.weights[v, u]))
+
+
+def _matrix_text(c) -> list:
+    vals = [str(v) for v in c.values]
+    cells = [[_cell(c, v, u) for u in range(len(vals))] for v in range(len(vals))]
+    width = max(max(len(x) for row in cells for x in row), max(len(v) for v in vals))
+    left = max(len(v) for v in vals) + 2
+    lines = [" " * left + " ".join(v.rjust(width) for v in vals)]
+    for v, row in enumerate(cells):
+        mark = "  fixed" if c.fixed(v) else "" if c.seen[v] else "  (not in the support)"
+        lines.append(vals[v].rjust(left - 2) + "  " + " ".join(x.rjust(width) for x in row) + mark)
+    return lines
+
+
+def _matrix_html(c) -> str:
+    shares = _shares(c)
+    head = "".join(f"<th>{html.escape(str(v))}</th>" for v in c.values)
+    rows = []
+    for v, value in enumerate(c.values):
+        cells = "".join(f"<td style='background:rgba(31,119,180,{shares[v, u]:.2f});text-align:right'>"
+                        f"{html.escape(_cell(c, v, u))}</td>" for u in range(len(c.values)))
+        rows.append(f"<tr><th>{html.escape(str(value))}</th>{cells}</tr>")
+    return (f"<table><caption>{html.escape(c.name)} (rows true, columns predicted)</caption>"
+            f"<tr><th></th>{head}</tr>{''.join(rows)}</table>")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Several audited designs side by side."""
+
+    audits: tuple
+
+    def rows(self) -> list:
+        out = []
+        for a in self.audits:
+            f = a.supervise_values
+            out.append({"task": a.result.task, "support": f"{a.result.support} ({a.result.support_size})",
+                        "count": a.count, "identifiable": a.identifiable,
+                        "fix": list(f.items) if f is not None else None,
+                        "fix_count": f.count if f is not None else None,
+                        "fix_minimal": f.minimal if f is not None else None})
+        return out
+
+    def to_dict(self) -> dict:
+        return {"designs": [a.to_dict() for a in self.audits], "table": self.rows()}
+
+    def __str__(self) -> str:
+        lines = []
+        for n, row in enumerate(self.rows(), 1):
+            fix = " ".join(f"--supervise {i}" for i in row["fix"] or []) or "(none needed)"
+            lines += [f"design {n}: {row['task']}, support {row['support']}",
+                      f"  optimal maps   {format_count(row['count'])}",
+                      f"  identifiable   {', '.join(row['identifiable']) or 'none'}",
+                      f"  cheapest fix   {fix} -> count {format_count(row['fix_count'])}"
+                      + (" (proven smallest)" if row["fix_minimal"] else "")]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        head = "<tr><th>design</th><th>optimal maps</th><th>identifiable</th><th>cheapest supervision</th></tr>"
+        body = "".join(f"<tr><td>{html.escape(r['task'])}</td><td>{format_count(r['count'])}</td>"
+                       f"<td>{html.escape(', '.join(r['identifiable']) or 'none')}</td>"
+                       f"<td>{html.escape(' '.join(r['fix'] or []))} &rarr; {format_count(r['fix_count'])}</td></tr>"
+                       for r in self.rows())
+        return f"<table>{head}{body}</table>"
