@@ -351,7 +351,8 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
         if encoding is None and COUNTERS["automorphism"].applies(problem):
-            return COUNTERS["automorphism"].enumerate(problem, None, limit)
+            return COUNTERS["automorphism"].enumerate(problem, None, limit,
+                                                      Deadline(timeout, "listing maps", "ask for fewer maps"))
         found = _optimal_everywhere(problem, limit)
         if len(found) == limit or len(found) == count:
             return iter(found)

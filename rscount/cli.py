@@ -34,15 +34,19 @@ class _UsageError(Exception):
     pass
 
 
-def add_task_options(p: argparse.ArgumentParser):
-    """The ways to name a task; shared by ``countrss`` and ``countrss train``."""
-    src = p.add_argument_group("task (pick one)")
-    src.add_argument("--task", help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... (see --list-tasks)")
+def add_task_options(p: argparse.ArgumentParser, many: bool = False):
+    """The ways to name a task; shared by ``countrss``, ``countrss train`` and (``many``: repeatable, one design
+    each) ``countrss audit``."""
+    src = p.add_argument_group("task (pick one)" if not many else "designs (one, or several to compare)")
+    again = {"action": "append"} if many else {}
+    src.add_argument("--task", **again, help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... "
+                     "(see --list-tasks)")
     src.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="task parameter (repeatable)")
-    src.add_argument("--spec", metavar="FILE", help="task spec file (YAML/JSON, see knowledge/)")
-    src.add_argument("--config", metavar="FILE", help="rsbench data-generator YAML (its in-distribution "
+    src.add_argument("--spec", **again, metavar="FILE", help="task spec file (YAML/JSON, see knowledge/)")
+    src.add_argument("--config", **again, metavar="FILE", help="rsbench data-generator YAML (its in-distribution "
                      "combinations are the support)")
-    src.add_argument("--cnf", metavar="FILE", help="DIMACS CNF: variables are boolean concepts, label = formula holds")
+    src.add_argument("--cnf", **again, metavar="FILE",
+                     help="DIMACS CNF: variables are boolean concepts, label = formula holds")
     src.add_argument("--knowledge", action="append", metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
@@ -66,6 +70,7 @@ def add_support_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
                 "shortcuts) of a neuro-symbolic task before any model is trained. "
+                "'countrss audit --help' says what a model may confuse and the cheapest fix; "
                 "'countrss train --help' trains models and checks them against the count.")
     src = add_task_options(p)
     src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
@@ -99,6 +104,23 @@ def _params(items: Sequence[str]) -> dict:
             raise _UsageError(f"--param {item!r} must look like KEY=VALUE")
         out[key.strip()] = value.strip()
     return out
+
+
+def _designs(args) -> list:
+    """Every task the audit command names, in the order of the option kinds."""
+    if args.concepts and not args.knowledge:
+        raise _UsageError("--concepts goes with --knowledge")
+    if args.param and not args.task:
+        raise _UsageError("--param goes with --task")
+    tasks = [get_task(name, **_params(args.param)) for name in args.task or []]
+    tasks += [task_from_spec(load_spec(path)) for path in args.spec or []]
+    tasks += [load_config(path) for path in args.config or []]
+    tasks += [task_from_cnf(read_dimacs(path), name=f"cnf:{path}") for path in args.cnf or []]
+    if args.knowledge:
+        tasks.append(task_from_text(args.knowledge, args.concepts))
+    if not tasks:
+        raise _UsageError("name a design: --task, --spec, --config, --cnf or --knowledge (repeat to compare)")
+    return tasks
 
 
 def _task(args):
@@ -171,6 +193,108 @@ def build_train_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_audit_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss audit", description="Audit a task design before any data is collected: what "
+                "a model may confuse (per concept and value, with the number of optimal maps doing it) and the "
+                "cheapest fix (supervision, data, extractor, labels), each with the count it leads to. Name "
+                "several designs to compare them.")
+    add_task_options(p, many=True)
+    add_support_options(p)
+    how = p.add_argument_group("audit")
+    how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
+    how.add_argument("--curve", action="store_true", help="also count random supports of growing size "
+                     "(how much data), over --seeds")
+    how.add_argument("--sizes", metavar="N,N,...", help="support sizes for --curve (default: doubling up to "
+                     "the space, or 4x the design's support)")
+    how.add_argument("--seeds", default="0,1,2,3,4", metavar="S,S,...", help="seeds per size for --curve "
+                     "(default 0,1,2,3,4)")
+    how.add_argument("--draw", default="space", choices=["space", "by-label"],
+                     help="--curve draws vectors uniformly from the space (default) or label first (rsbench)")
+    how.add_argument("--workers", type=int, metavar="N", help="processes for --curve (default: the cores)")
+    how.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                     help="time for each design's audit, shared out between its steps (default 60)")
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG")
+    out.add_argument("--progress", action="store_true", help="status lines on stderr (default: when a terminal)")
+    out.add_argument("--quiet", action="store_true", help="no status lines")
+    return p
+
+
+def _ints(text: str, flag: str) -> list:
+    try:
+        values = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise _UsageError(f"{flag} {text!r}: give integers separated by commas, e.g. 1,2,3") from None
+    if not values:
+        raise _UsageError(f"{flag} needs at least one number")
+    return values
+
+
+def _audit(argv: Sequence[str], out, err) -> int:
+    from . import audit as auditing
+    from .audit.report import save_figure
+    args = build_audit_parser().parse_args(argv)
+    if args.timeout is not None and args.timeout <= 0:
+        raise _UsageError("--timeout must be positive")
+    if args.workers is not None and args.workers < 1:
+        raise _UsageError("--workers must be at least 1")
+    sizes = _ints(args.sizes, "--sizes") if args.sizes else None
+    if sizes and min(sizes) < 1:
+        raise _UsageError("--sizes must be positive numbers of vectors")
+    seeds = _ints(args.seeds, "--seeds")
+    if args.plot:
+        _check_output(args.plot, ("png", "svg"))
+    show = args.progress or (err.isatty() and not args.quiet and not args.json)
+    progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
+    audits = []
+    for task in _designs(args):
+        problem = api.make_problem(task, map_class=args.map_class, support=args.support, subsample=args.subsample,
+                                   seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
+                                   supervise=args.supervise)
+        audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds, draw=args.draw,
+                                             workers=args.workers, timeout=args.timeout, progress=progress))
+    shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
+    if args.plot:
+        if len(audits) == 1:
+            audits[0].plot(args.plot)
+        else:
+            save_figure(_compare_figure(audits), args.plot)
+    print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
+    return 0
+
+
+def _compare_figure(audits: list):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from .audit.curve import plot_curve
+    with_curve = [a for a in audits if a.curve is not None]
+    fig, axes = plt.subplots(1, max(len(with_curve), 1), figsize=(5 * max(len(with_curve), 1), 3.6), squeeze=False)
+    for ax, a in zip(axes[0], with_curve):
+        plot_curve(a.curve, ax, a.result.task)
+    if not with_curve:
+        names = [a.result.task for a in audits]
+        axes[0][0].bar(range(len(audits)), [a.count for a in audits])
+        axes[0][0].set_yscale("log")
+        axes[0][0].set_xticks(range(len(audits)), names, rotation=20)
+        axes[0][0].set_ylabel("optimal maps")
+    fig.tight_layout()
+    return fig
+
+
+def _check_output(path: str, suffixes: tuple) -> None:
+    """Refuse an output path before any work: a missing folder, a folder itself, or the wrong kind of file."""
+    import os
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise _UsageError(f"cannot write {path!r}: folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise _UsageError(f"cannot write {path!r}: it is a folder; name a file")
+    if path.rsplit(".", 1)[-1].lower() not in suffixes:
+        raise _UsageError(f"cannot write {path!r}: name a {' or '.join('.' + s for s in suffixes)} file")
+
+
 EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joint"}
 
 
@@ -218,6 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["train"]:
             return _train(argv[1:], out, err)
+        if argv[:1] == ["audit"]:
+            return _audit(argv[1:], out, err)
         args = build_parser().parse_args(argv)
         if args.list_tasks:
             _list_tasks(out)

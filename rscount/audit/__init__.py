@@ -13,7 +13,7 @@ from ..problem import Problem
 from .curve import Curve, data_curve
 from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
-from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion
+from .relation import LIST_LIMIT, ConceptRelation, Relation, _parts, confusion
 from .report import Audit, Comparison
 
 __all__ = ["audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
@@ -31,10 +31,12 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     def left(share: float) -> float | None:
         return None if timeout is None else max((timeout - (time.monotonic() - start)) * share, 1.0)
 
-    say = progress or (lambda msg: None)
+    def say(msg: str) -> None:
+        if progress:
+            progress(f"{msg} ({time.monotonic() - start:.1f} s)")
     result = count_problem(problem, timeout=left(0.3))
     say(f"audit: {result.count} optimal maps; listing them")
-    maps = list_maps(problem, result, LIST_LIMIT, left(0.3))
+    maps = None if _parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
     relation = confusion(problem, result, maps=maps, seconds=left(0.3))
     say("audit: relation done; looking for the cheapest supervision")
     values = supervision_fix(problem, result.count, maps, by="value", seconds=left(0.25))
@@ -42,7 +44,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     say("audit: supervision done; looking for data")
     data = data_fix(problem, result.count, maps, seconds=left(0.3))
     say("audit: counting the other map classes and label subsets")
-    classes = class_counts(problem, left(0.1))
+    classes = class_counts(problem, left(0.1), known=result)
     labels = label_subsets(problem, left(0.2))
     drawn = data_curve(problem, sizes, seeds, draw=draw, workers=workers, progress=progress) if curve else None
     return Audit(result, relation, values, concepts, data, classes, labels, drawn, time.monotonic() - start)

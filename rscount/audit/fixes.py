@@ -36,7 +36,7 @@ class SupervisionFix:
     """A set of supervision items and the exact count it leads to."""
 
     items: tuple  # "name=value" or "name"
-    count: int
+    count: int | None  # None where no count under supervision could be had
     exact: bool
     minimal: bool
     method: str
@@ -177,25 +177,38 @@ def _implicit(problem: Problem, items: list, ident, start: float, seconds: float
 
 def _greedy(problem: Problem, items: list, count: int, seconds: float | None) -> SupervisionFix:
     """Add the item whose supervision leaves the smallest exact count, until 1 or no item helps."""
-    start, chosen, current, exact = time.monotonic(), [], count, True
-    while current > 1:
+    start, chosen, current, exact, failed = time.monotonic(), [], count, True, None
+    out_of_time = False
+    while current > 1 and not out_of_time:
         best = None
         for it in items:
             if it in chosen:
                 continue
             left = None if seconds is None else seconds - (time.monotonic() - start)
             if left is not None and left <= 0:
+                out_of_time = True
                 break
             try:
                 r = _count(with_items(problem, chosen + [it]), left)
-            except (BackendError, CountTimeout):
+            except RscountError as exc:
+                failed = failed or str(exc).split(";")[0]
                 continue
             if best is None or r.count < best[1]:
                 best = (it, r.count, r.exact)
+        if out_of_time:
+            break
+        if best is None and failed:
+            return SupervisionFix((), None, False, False, f"not found: no count under supervision could be had "
+                                  f"({failed})", False)
         if best is None or best[1] >= current:
             break
         chosen.append(best[0])
         current, exact = best[1], exact and best[2]
+    if out_of_time and current > 1:
+        shown = f" after {len(chosen)} items" if chosen else ""
+        return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), current if chosen else None,
+                              exact, False, f"not found: the time ran out{shown} (each count under supervision is "
+                              "slow here; raise --timeout)", False)
     return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), current, exact, False,
                           "greedy by exact counts (too many maps to prove a smallest set)", current == 1)
 
@@ -320,10 +333,20 @@ def _candidates(problem: Problem, rng) -> np.ndarray | None:
 
 # --- architecture and knowledge ------------------------------------------------------------------------------
 
-def class_counts(problem: Problem, seconds: float | None = 10.0) -> dict:
-    """The count under every map class (None with the reason where it cannot be had in time)."""
+JOINT_SPACE = 1 << 12  # the joint count is prod |E(g)| * N^(N-|S|): over this many vectors it has 10^4+ digits
+
+
+def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> dict:
+    """The count under every map class (None with the reason where it cannot be had in time); ``known`` is the
+    result already counted for the problem's own class."""
     out = {}
     for cls in MAP_CLASSES:
+        if known is not None and cls == problem.map_class:
+            out[cls] = (known.count, known.exact, "")
+            continue
+        if cls == "joint" and problem.task.space_size > JOINT_SPACE:
+            out[cls] = (None, False, f"over {JOINT_SPACE} concept vectors the joint count is astronomically large")
+            continue
         try:
             r = _count(dataclasses.replace(problem, map_class=cls), seconds)
             out[cls] = (r.count, r.exact, "")

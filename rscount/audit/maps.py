@@ -11,7 +11,7 @@ import numpy as np
 
 from ..counters import COUNTERS
 from ..counters.base import Deadline
-from ..errors import BackendError, CountTimeout
+from ..errors import BackendError, RscountError
 from ..problem import Problem
 from ..result import ConceptMap, CountResult
 
@@ -76,7 +76,7 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
         else:
             maps = list(result.maps(None, seconds))
-    except (BackendError, CountTimeout, MemoryError):
+    except (RscountError, MemoryError):
         return None
     if len(maps) != result.count:
         raise BackendError(f"listing the optimal maps of {problem.task.name} gave {len(maps)}, the count says "

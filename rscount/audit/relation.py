@@ -17,14 +17,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..counters.base import Deadline, run_isolated
-from ..errors import BackendError, CountTimeout, EncodingError
-from ..problem import Problem
+from ..errors import BackendError, CountTimeout, EncodingError, RscountError
+from ..problem import Problem, Supervision
+from ..support import Support
 from ..result import CountResult
 from .maps import MapTable, apply_map, list_maps
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
 
 LIST_LIMIT = 50_000  # optimal maps listed and tallied one by one; past this pairs are counted through the CNF
+SOLVE_SECONDS = 2.0  # one existence question to SAT; past this the pair stays undecided
+INTERRUPTIBLE = "glucose4"  # CaDiCaL in python-sat ignores interrupt()
+LAZY_ROWS = 20_000  # supports larger than this are encoded lazily, a sample of rows at a time
 
 
 @dataclass(frozen=True)
@@ -240,15 +244,17 @@ def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -
     from ..encoding import encode
     start = time.monotonic()
     rel = _empty(problem)
+    if len(problem.support) > LAZY_ROWS:
+        return _lazy(problem, result, rel, seconds)
     try:
         enc = encode(problem, deadline=Deadline(None if seconds is None else seconds / 2, "encoding for the audit"))
     except (BackendError, CountTimeout, EncodingError, MemoryError) as exc:
         return _sampled(problem, result, rel, seconds, f"the CNF could not be built ({exc})")
-    clauses = _pair_clauses(problem, enc)
-    _existence(enc, clauses, rel, Deadline(None if seconds is None else max(seconds - (time.monotonic() - start),
-                                                                              0.5), "deciding the relation"))
+    clauses = _pair_clauses(problem, enc, _vectors(problem))
+    open_ = _existence(enc, clauses, rel, Deadline(None if seconds is None else max(
+        seconds - (time.monotonic() - start), 0.5), "deciding the relation"))
     weighted = result.exact
-    notes = []
+    notes = [f"{len(open_)} pairs stayed undecided: SAT gave no answer within {SOLVE_SECONDS} s each"] if open_ else []
     if weighted:
         from ..counters.ganak import count_cnf
         for (j, v, u), lits in clauses.items():
@@ -272,17 +278,17 @@ def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -
         notes.append("the count is approximate, so pairs carry no map counts")
     concepts = tuple(rel if weighted else [_unweighted(c) for c in rel])
     return Relation(concepts, f"SAT per pair on the CNF ({enc.size['vars']} vars)"
-                    + (", Ganak per pair for the map counts" if weighted else ""), weighted, True, tuple(notes))
+                    + (", Ganak per pair for the map counts" if weighted else ""), weighted, not open_, tuple(notes))
 
 
 def _unweighted(c: ConceptRelation) -> ConceptRelation:
     return ConceptRelation(c.name, c.values, c.possible, None, c.undecided, c.seen)
 
 
-def _pair_clauses(problem: Problem, enc) -> dict:
-    """For each pair (j, v, u): the alpha variables any of which makes some support vector with g_j = v come
+def _pair_clauses(problem: Problem, enc, vec: np.ndarray) -> dict:
+    """For each pair (j, v, u): the alpha variables any of which makes some vector of ``vec`` with g_j = v come
     out as u at j (one-hot on the support makes this exact)."""
-    task, vec = problem.task, _vectors(problem)
+    task = problem.task
     var_of = {key: var for var, key in enc.alpha_keys.items()}
     rep = problem.representative
     local = problem.map_class in ("disentangled", "shared")
@@ -304,26 +310,145 @@ def _pair_clauses(problem: Problem, enc) -> dict:
     return out
 
 
-def _existence(enc, clauses: dict, rel: list, deadline: Deadline) -> None:
+def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | None) -> Relation:
+    """Decide existence on a support too large to encode, from a growing sample R of its rows.
+
+    A pair impossible for the maps optimal on R is impossible on the support
+    (fewer rows, more maps). A map SAT finds for R is checked on every row:
+    optimal there, it proves each pair it realises; otherwise the rows it
+    gets wrong join R and the pair is tried again.
+    """
+    from ..encoding import encode
+    from .maps import kills
+    deadline = Deadline(seconds, "deciding the relation row by row", "raise --timeout")
+    try:
+        vec = _vectors(problem)
+    except RscountError as exc:
+        return _sampled(problem, result, rel, seconds, str(exc))
+    labels = problem.labels
+    rng = np.random.default_rng(0)
+    rows = set(problem.supervision.vectors) | set(rng.choice(len(vec), min(len(vec), 256), replace=False).tolist())
+    rounds, open_ = 0, set()
+    for m in _narrower_maps(problem, None if seconds is None else seconds / 4):
+        _mark(rel, m, vec)
+    try:
+        while any((~c.possible & c.seen[:, None]).any() for c in rel):
+            order = sorted(rows)
+            where = {r: n for n, r in enumerate(order)}
+            sub = Problem(problem.task, Support(vec[order], "audit rows"), problem.map_class,
+                          Supervision(frozenset(where[r] for r in problem.supervision.vectors),
+                                      problem.supervision.concepts))
+            enc = encode(sub, deadline=deadline)
+            clauses = {key: lits for key, lits in _pair_clauses(sub, enc, vec).items() if not rel[key[0]].possible[
+                key[1], key[2]]}
+            grown = False
+            from pysat.solvers import Solver
+            with Solver(name=INTERRUPTIBLE, bootstrap_with=enc.clauses) as solver:
+                top = enc.nvars
+                for (j, v, u), lits in clauses.items():
+                    if rel[j].possible[v, u] or not lits or (j, v, u) in open_:
+                        continue
+                    deadline.check()
+                    top += 1
+                    solver.add_clause([-top] + lits)
+                    sat = _solve(solver, [top], deadline)
+                    if sat is None:
+                        open_.add((j, v, u))
+                        continue
+                    if not sat:
+                        continue
+                    model = solver.get_model()
+                    m = enc.decode([x for x in enc.alpha if model[x - 1] > 0])
+                    wrong = np.flatnonzero(kills(m, problem, vec, labels))
+                    if len(wrong):
+                        rows |= set(wrong[:32].tolist())
+                        grown = True
+                        break
+                    _mark(rel, m, vec)
+            rounds += 1
+            if not grown:
+                break
+    except CountTimeout:
+        for c in rel:
+            c.undecided[:] = ~c.possible & c.seen[:, None]
+        return Relation(tuple(_unweighted(c) for c in rel), f"SAT on {len(rows)} of {len(vec)} rows, checked on all",
+                        False, False, ("the time ran out: pairs not yet shown possible are undecided",))
+    if not rounds:
+        return Relation(tuple(_unweighted(c) for c in rel), "every pair shown by optimal maps of narrower classes",
+                        False, True, ("the support is too large to count maps pair by pair: only existence is "
+                                      "decided",))
+    for j, v, u in open_:
+        rel[j].undecided[v, u] = not rel[j].possible[v, u]
+    notes = ("the support is too large to count maps pair by pair: only existence is decided",)
+    if open_:
+        notes += (f"{len(open_)} pairs stayed undecided: SAT gave no answer within {SOLVE_SECONDS} s each",)
+    return Relation(tuple(_unweighted(c) for c in rel),
+                    f"SAT on {len(rows)} of {len(vec)} rows, every map found checked on all ({rounds} rounds)",
+                    False, not open_, notes)
+
+
+NARROWER = {"free": ("complete", "disentangled", "shared"), "complete": ("disentangled", "shared"),
+            "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}
+
+
+def _narrower_maps(problem: Problem, seconds: float | None) -> list:
+    """Optimal maps of the narrower classes (a disentangled map is complete, a shared one disentangled), where
+    they are few enough to list quickly: cheap witnesses for many pairs."""
+    import dataclasses
+    from ..api import count_problem
+    out: list = []
+    for cls in NARROWER.get(problem.map_class, ()):
+        if cls == "shared" and not any(len(g) > 1 for g in problem.task.groups):
+            continue
+        narrow = dataclasses.replace(problem, map_class=cls)
+        try:
+            r = count_problem(narrow, timeout=seconds)
+            maps = list_maps(narrow, r, 5000, seconds)
+        except (RscountError, MemoryError):
+            continue
+        if maps is not None:
+            out += maps
+            if cls != "shared":
+                break
+    return out
+
+
+def _solve(solver, assumptions: list, deadline: Deadline) -> bool | None:
+    """One SAT call stopped after SOLVE_SECONDS (or at the deadline): True, False, or None when stopped."""
+    import threading
+    end = SOLVE_SECONDS if deadline.end is None else min(SOLVE_SECONDS, deadline.end - time.monotonic())
+    timer = threading.Timer(max(end, 0.0), solver.interrupt)
+    timer.start()
+    try:
+        return solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    finally:
+        timer.cancel()
+        solver.clear_interrupt()
+
+
+def _existence(enc, clauses: dict, rel: list, deadline: Deadline) -> set:
     """Decide every pair with one incremental SAT solver (a selector literal per pair); each model found marks
-    every pair it realises, so most pairs need no call of their own."""
+    every pair it realises, so most pairs need no call of their own. Return the pairs SAT left open."""
     from pysat.solvers import Solver
     vec = _vectors(enc.problem)
-    top = enc.nvars
-    with Solver(name="cadical153", bootstrap_with=enc.clauses) as solver:
-        selector = {}
-        for key, lits in clauses.items():
-            top += 1
-            selector[key] = top
-            solver.add_clause([-top] + lits)
-        for (j, v, u), s in selector.items():
-            if rel[j].possible[v, u] or not clauses[(j, v, u)]:
+    top, open_ = enc.nvars, set()
+    with Solver(name=INTERRUPTIBLE, bootstrap_with=enc.clauses) as solver:
+        for (j, v, u), lits in clauses.items():
+            if rel[j].possible[v, u] or not lits:
                 continue
             deadline.check()
-            if not solver.solve(assumptions=[s]):
-                continue
-            model = solver.get_model()
-            _mark(rel, enc.decode([x for x in enc.alpha if model[x - 1] > 0]), vec)
+            top += 1
+            solver.add_clause([-top] + lits)
+            sat = _solve(solver, [top], deadline)
+            if sat is None:
+                open_.add((j, v, u))
+            elif sat:
+                model = solver.get_model()
+                _mark(rel, enc.decode([x for x in enc.alpha if model[x - 1] > 0]), vec)
+    for j, v, u in open_:
+        if not rel[j].possible[v, u]:
+            rel[j].undecided[v, u] = True
+    return {p for p in open_ if rel[p[0]].undecided[p[1], p[2]]}
 
 
 def _pair_codes(m, vec: np.ndarray, sizes: tuple) -> list:

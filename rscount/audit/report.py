@@ -104,6 +104,9 @@ class Audit:
         for label, f in (("supervise values", self.supervise_values), ("supervise concepts", self.supervise_concepts)):
             if f is None:
                 continue
+            if f.count is None:
+                lines.append(f"  {label:<19} {f.method}")
+                continue
             what = " ".join(f"--supervise {i}" for i in f.items) or "(nothing)"
             proof = "proven smallest" if f.minimal else "not proven smallest"
             lines.append(f"  {label:<19} {what}  -> count {format_count(f.count)} ({proof}; {f.method})")

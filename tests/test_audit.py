@@ -1,0 +1,264 @@
+"""The audit against brute force: the relation and its map counts, fixed values, fixes and their counts."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import rscount
+from rscount.audit import audit, compare, confusion, data_curve
+from rscount.audit.fixes import (
+    _items,
+    class_counts,
+    data_fix,
+    item_text,
+    label_subsets,
+    supervision_fix,
+    with_items,
+)
+from rscount.audit.maps import list_maps
+from rscount.cli import main
+from rscount.counters.bruteforce import _rows, candidates, label_table, optimal
+from rscount.support import Support
+from randomtasks import random_problem
+
+CLASSES = ["complete", "permutation", "disentangled", "shared", "free"]
+
+
+def brute_maps(problem) -> list:
+    """Every optimal map of a small problem, straight from the definitions."""
+    task = problem.task
+    table, rows = label_table(task), _rows(problem)
+    return [a for a in candidates(problem) if optimal(a, rows, table, task.k)]
+
+
+def brute_relation(problem) -> list:
+    """Per concept, {(true, predicted): number of optimal maps realising it on some support row}."""
+    k, rows = problem.task.k, _rows(problem)
+    out = [dict() for _ in range(k)]
+    for a in brute_maps(problem):
+        pairs = set()
+        for g, _, _ in rows:
+            pred = [None] * k
+            for j, u in enumerate(g):
+                i, v = a[j][u]
+                pred[i] = v
+            pairs |= {(j, g[j], pred[j]) for j in range(k)}
+        for j, v, u in pairs:
+            out[j][(v, u)] = out[j].get((v, u), 0) + 1
+    return out
+
+
+def brute_joint_relation(problem) -> list:
+    task, k = problem.task, problem.task.k
+    table, rows = label_table(task), _rows(problem)
+    space = list(table)
+    out = [dict() for _ in range(k)]
+    for images in itertools.product(range(len(space)), repeat=len(space)):
+        alpha = {space[a]: space[b] for a, b in enumerate(images)}
+        if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
+            for j, v, u in {(j, g[j], alpha[g][j]) for g, _, _ in rows for j in range(k)}:
+                out[j][(v, u)] = out[j].get((v, u), 0) + 1
+    return out
+
+
+def got_relation(rel) -> list:
+    return [{(v, u): c.weight(v, u) for v in range(len(c.values)) for u in range(len(c.values)) if c.possible[v, u]}
+            for c in rel.concepts]
+
+
+def check_relation(problem, limit: int) -> None:
+    result = rscount.count_problem(problem)
+    rel = confusion(problem, result, limit=limit, seconds=None)
+    expected = brute_joint_relation(problem) if problem.map_class == "joint" else brute_relation(problem)
+    assert rel.complete
+    if not rel.weighted:
+        expected = [{pair: None for pair in w} for w in expected]
+    assert got_relation(rel) == expected, rel.method
+    for c, w in zip(rel.concepts, expected):
+        assert c.identifiable == all(v == u for v, u in w)
+        for v in range(len(c.values)):
+            assert c.fixed(v) == (set(p for p in w if p[0] == v) == {(v, v)})
+
+
+@pytest.mark.parametrize("map_class", CLASSES + ["joint"])
+@pytest.mark.parametrize("seed", range(8))
+def test_relation_from_listed_maps_matches_brute_force(map_class, seed):
+    check_relation(random_problem(seed, map_class), limit=50_000)
+
+
+@pytest.mark.parametrize("map_class", CLASSES)
+@pytest.mark.parametrize("seed", range(8, 14))
+def test_relation_through_the_cnf_matches_brute_force(map_class, seed):
+    """limit=0 lists no map: existence by SAT per pair, weights by Ganak under unit assumptions."""
+    check_relation(random_problem(seed, map_class), limit=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("map_class", CLASSES + ["joint"])
+@pytest.mark.parametrize("seed", range(14, 74))
+def test_relation_many_random_problems(map_class, seed):
+    problem = random_problem(seed, map_class)
+    check_relation(problem, limit=50_000)
+    if map_class != "joint":
+        check_relation(problem, limit=0)
+
+
+def brute_count(problem) -> int:
+    return rscount.count_problem(problem, "bruteforce").count
+
+
+def check_supervision(problem, fix, items) -> None:
+    """The reported count is the brute-force count; a minimal set has no smaller set reaching its count (1, or the
+    least any supervision leaves when some shortcuts agree with the intended map wherever supervision sees)."""
+    chosen = [it for it in items if item_text(problem.task, it) in fix.items]
+    assert len(chosen) == len(fix.items)
+    assert brute_count(with_items(problem, chosen)) == fix.count
+    assert fix.reaches_one == (fix.count == 1)
+    if fix.minimal:
+        assert brute_count(with_items(problem, items)) == fix.count
+        for smaller in itertools.combinations(items, len(chosen) - 1) if chosen else ():
+            assert brute_count(with_items(problem, smaller)) > fix.count
+
+
+@pytest.mark.parametrize("map_class", CLASSES)
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("by", ["value", "concept"])
+def test_supervision_fix_is_minimal_and_counted(map_class, seed, by):
+    problem = random_problem(seed, map_class)
+    result = rscount.count_problem(problem)
+    maps = list_maps(problem, result, 50_000, None)
+    fix = supervision_fix(problem, result.count, maps, by=by, seconds=None)
+    items = _items(problem, by)
+    check_supervision(problem, fix, items)
+    # without the listed maps: the implicit hitting set loop must reach the same size
+    loop = supervision_fix(problem, result.count, None, by=by, seconds=None)
+    check_supervision(problem, loop, items)
+    if fix.minimal and loop.minimal:
+        assert len(loop.items) == len(fix.items)
+    if fix.count > 1:  # shortcuts no supervision removes: every item set leaves them
+        assert brute_count(with_items(problem, items)) == fix.count
+
+
+@pytest.mark.parametrize("map_class", ["complete", "disentangled", "shared"])
+@pytest.mark.parametrize("seed", range(10))
+def test_data_fix_counts_are_real(map_class, seed):
+    problem = random_problem(seed, map_class)
+    if problem.support.exhaustive:
+        problem = dataclasses.replace(problem, support=Support(problem.support.vectors[:1], "one vector"),
+                                      supervision=dataclasses.replace(problem.supervision, vectors=frozenset()))
+    result = rscount.count_problem(problem)
+    for maps in (list_maps(problem, result, 50_000, None), None):
+        fix = data_fix(problem, result.count, maps, seconds=None)
+        rows = problem.support.vectors
+        task = problem.task
+        for vector, count in zip(fix.vectors, fix.counts):
+            rows = np.vstack([rows, [[c.index(x) for c, x in zip(task.concepts, vector)]]])
+            grown = dataclasses.replace(problem, support=Support(rows, "grown"))
+            assert brute_count(grown) == count
+        full = dataclasses.replace(problem, support=rscount.support.exhaustive(task))
+        if not problem.supervision.vectors:
+            assert fix.floor == brute_count(full)
+        assert fix.reaches_one == (result.count == 1 or (bool(fix.counts) and fix.counts[-1] == 1))
+
+
+def test_xor_on_the_exhaustive_support_no_data_helps():
+    a = audit("xor3")
+    assert a.count == 24 and a.data.floor == 24 and not a.data.reaches_one and a.data.vectors == ()
+    assert "already holds every concept vector" in a.data.note
+
+
+def test_xor_one_example_data_reaches_the_floor():
+    p = rscount.make_problem("xor3", support="1,1,1")
+    a = audit(p)
+    assert a.count == 192  # TASKS.md: xor3 on one example
+    assert a.data.floor == 24 and a.data.counts[-1] == 24 and not a.data.reaches_one
+    assert "no data can reach 1" in a.data.note
+
+
+def test_mnadd_half_published_identifiability():
+    """TASKS.md: digits 0 and 1 are identifiable, 2, 3, 4 are not."""
+    a = audit("mnadd-half", map_class="shared")
+    d1 = a.relation.concepts[0]
+    assert [d1.fixed(v) for v in range(5)] == [True, True, False, False, False]
+    assert a.supervise_values.count == 1 and a.supervise_values.minimal and len(a.supervise_values.items) == 1
+
+
+def test_class_and_label_counts():
+    p = rscount.make_problem("mnmath")
+    classes = class_counts(p, None)
+    for cls in ("complete", "disentangled", "shared"):
+        assert classes[cls][0] == rscount.count("mnmath", map_class=cls).count
+    subsets = label_subsets(p, None)
+    assert [s for s, _, _ in subsets] == [("y1",), ("y2",)]
+    for labels, count, _ in subsets:
+        task = rscount.get_task("mnmath")
+        sub = dataclasses.replace(task, labels=tuple(lab for lab in task.labels if lab.name in labels))
+        assert count == rscount.count(sub).count
+
+
+def test_split_problem_relation_scales_by_the_other_parts():
+    """SDD-OIA splits into three parts: each part's weights times the others' counts, and fixes per part."""
+    a = audit("sdd-oia", map_class="disentangled")
+    assert a.count == 4 and a.relation.weighted and a.relation.complete
+    assert a.supervise_values.minimal and a.supervise_values.count == 1
+    for c in a.relation.concepts:
+        assert c.possible.any() and c.weights[c.possible].max() <= 4
+
+
+def test_json_keys():
+    data = audit("mnadd-evenodd", map_class="shared").to_dict()
+    assert {"count", "exact", "map_class", "concepts", "fix", "classes"} <= set(data)
+    assert {"supervise_values", "supervise_values_minimal", "supervise_concepts", "supervise_concepts_minimal",
+            "add_vectors", "add_vectors_reaches_one"} <= set(data["fix"])
+    value = data["concepts"][0]["values"][0]
+    assert value["value"] == "0" and set(value) >= {"value", "fixed", "predicted"}
+    assert all(isinstance(n, int) for n in value["predicted"].values())
+    json.dumps(data)
+
+
+def test_html_and_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    a = audit("mnadd-half", map_class="shared", curve=True, sizes=[1, 4, 25], seeds=[0, 1], workers=1)
+    assert "<table>" in a._repr_html_()
+    path = tmp_path / "audit.png"
+    a.plot(path)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_data_curve_counts_and_workers_agree():
+    p = rscount.make_problem("mnadd-half", map_class="shared")
+    one = data_curve(p, [1, 3, 25], [0, 1, 2], workers=1)
+    two = data_curve(p, [1, 3, 25], [0, 1, 2], workers=2)
+    assert one == two
+    assert one.rows[-1][1] == (1, 1, 1)  # the whole space: shared mnadd-half on every vector has one map
+    from rscount.audit.curve import draw_support
+    s = draw_support(p, 3, 1, "space")
+    assert rscount.count_problem(dataclasses.replace(p, support=s)).count == one.rows[1][1][1]
+
+
+def test_compare_two_designs():
+    c = compare(["mnadd-evenodd", "mnadd-half"], map_class="shared")
+    rows = c.rows()
+    assert [r["count"] for r in rows] == [36, 3]
+    assert "design 2: mnadd-half" in str(c)
+
+
+def test_cli_audit_json_and_compare(capsys, tmp_path):
+    assert main(["audit", "--task", "mnadd-half", "--map-class", "shared", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == 3 and data["fix"]["supervise_values_minimal"]
+    assert main(["audit", "--task", "xor3", "--task", "and3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["count"] for d in data["designs"]] == [24, 6]
+
+
+def test_cli_audit_bad_plot_path_is_refused_before_work(capsys, tmp_path):
+    assert main(["audit", "--task", "xor3", "--plot", str(tmp_path / "missing" / "a.png")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["audit", "--task", "xor3", "--plot", str(tmp_path / "a.txt")]) == 2
+    assert main(["audit", "--task", "xor3", "--plot", str(tmp_path)]) == 2
+    assert not list(tmp_path.iterdir())
