@@ -3,6 +3,8 @@
 >>> import rscount
 >>> rscount.count("xor3").count
 24
+>>> rscount.audit("mnadd-half", map_class="shared").supervise_values.items
+('d1=4',)
 """
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .counters import COUNTERS, get_counter
@@ -24,6 +26,7 @@ from .spec import load_spec, task_from_spec, task_from_text
 from .support import Support
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
+from .auditing import Audit, Comparison, audit, compare
 
 __version__ = "0.1.0"
 
@@ -33,5 +36,5 @@ __all__ = [
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
-    "CountTimeout", "DimacsError", "HarnessError",
+    "CountTimeout", "DimacsError", "HarnessError", "audit", "compare", "Audit", "Comparison",
 ]

@@ -232,8 +232,8 @@ def _ints(text: str, flag: str) -> list:
 
 
 def _audit(argv: Sequence[str], out, err) -> int:
-    from . import audit as auditing
-    from .audit.report import save_figure
+    from . import auditing
+    from .auditing.report import save_figure
     args = build_audit_parser().parse_args(argv)
     if args.timeout is not None and args.timeout <= 0:
         raise _UsageError("--timeout must be positive")
@@ -268,7 +268,7 @@ def _compare_figure(audits: list):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from .audit.curve import plot_curve
+    from .auditing.curve import plot_curve
     with_curve = [a for a in audits if a.curve is not None]
     fig, axes = plt.subplots(1, max(len(with_curve), 1), figsize=(5 * max(len(with_curve), 1), 3.6), squeeze=False)
     for ax, a in zip(axes[0], with_curve):

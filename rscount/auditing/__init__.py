@@ -2,7 +2,7 @@
 
 >>> a = audit("mnadd-half", map_class="shared", curve=False)
 >>> a.count, a.identifiable, a.supervise_values.items
-(3, [], ('d1=2',))
+(3, [], ('d1=4',))
 """
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import time
 from typing import Callable, Optional, Sequence
 
 from ..problem import Problem
-from .curve import Curve, data_curve
+from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
 from .relation import LIST_LIMIT, ConceptRelation, Relation, _parts, confusion
 from .report import Audit, Comparison
 
-__all__ = ["audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
+__all__ = ["draw_count", "audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
            "SupervisionFix", "DataFix", "confusion", "data_curve"]
 
 

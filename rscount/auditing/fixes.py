@@ -147,8 +147,9 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
         shortcuts = [m for m in maps if m != ident]
         sets = _kill_sets(problem, shortcuts, items)
         chosen = min_hitting_set(sets, items)
+        left = 1 + sum(not (s & set(chosen)) for s in sets)
         return _verified(problem, chosen, True, f"smallest hitting set over all {len(maps)} optimal maps (MaxSAT)",
-                         seconds)
+                         seconds, left)
     try:
         return _implicit(problem, items, ident, start, seconds)
     except (BackendError, CountTimeout, MemoryError, NotImplementedError):
@@ -213,12 +214,24 @@ def _greedy(problem: Problem, items: list, count: int, seconds: float | None) ->
                           "greedy by exact counts (too many maps to prove a smallest set)", current == 1)
 
 
-def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, seconds) -> SupervisionFix:
-    r = _count(with_items(problem, chosen), seconds)
-    return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), r.count, r.exact,
-                          minimal and r.exact, method if r.count == 1 else
-                          method + f"; {r.count - 1} shortcuts agree with the intended map wherever "
-                          "supervision can see, so no supervision removes them", r.count == 1)
+def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, seconds,
+              listed: int | None = None) -> SupervisionFix:
+    """Count ``problem`` under the chosen items; where no counter can, take ``listed`` (the listed maps the items
+    leave), else say so."""
+    try:
+        r = _count(with_items(problem, chosen), seconds)
+        count, exact = r.count, r.exact
+    except RscountError as exc:
+        if listed is None:
+            return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), None, False, False,
+                                  f"{method}; no count under this supervision could be had ({str(exc)[:120]})",
+                                  False)
+        count, exact = listed, True
+        method += "; count read off the listed maps (no counter takes this supervised support)"
+    return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), count, exact,
+                          minimal and exact, method if count == 1 else
+                          method + f"; {count - 1} shortcuts agree with the intended map wherever "
+                          "supervision can see, so no supervision removes them", count == 1)
 
 
 def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFix:

@@ -1,0 +1,76 @@
+"""Audit every library task on its default support and record how long each took, in docs/audit-times.md.
+
+    python benchmarks/audit_runs.py [--classes complete,shared] [--timeout 60]
+
+Each audit runs in a fresh process (``countrss audit --json``) so the times
+include start-up, as a user sees them; the table also says how each relation
+was decided (listed maps, split, SAT/Ganak per pair, or existence only).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TASKS = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "mnadd-half", "mnmath", "mnmath-b1",
+         "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(task: str, map_class: str, timeout: float) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "rscount.cli", "audit", "--task", task, "--map-class", map_class,
+                           "--timeout", str(timeout), "--json"], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode:
+        return {"task": task, "map_class": map_class, "wall": wall, "error": proc.stderr.strip()[-200:]}
+    data = json.loads(proc.stdout)
+    fix = data["fix"]
+    return {"task": task, "map_class": map_class, "wall": wall, "count": data["count"],
+            "relation": data["relation"]["method"], "weighted": data["relation"]["weighted"],
+            "complete": data["relation"]["complete"], "identifiable": len(data["identifiable"]),
+            "concepts": len(data["concepts"]), "values_fix": fix.get("supervise_values"),
+            "values_count": fix.get("supervise_values_count"), "values_minimal": fix.get("supervise_values_minimal")}
+
+
+def table(rows: list) -> str:
+    lines = ["| task | class | optimal maps | relation | identifiable | cheapest value supervision | wall (s) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['task']} | {r['map_class']} | error: {r['error']} | | | | {r['wall']:.1f} |")
+            continue
+        how = ("map counts" if r["weighted"] else "existence only") + ("" if r["complete"] else ", some undecided")
+        fix = ("-" if r["values_count"] is None else
+               f"{len(r['values_fix'])} items -> {r['values_count']}" + (" (smallest)" if r["values_minimal"]
+                                                                          else ""))
+        lines.append(f"| {r['task']} | {r['map_class']} | {r['count']} | {how} | {r['identifiable']}/{r['concepts']} "
+                     f"| {fix} | {r['wall']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--classes", default="complete,disentangled,shared")
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--out", default=str(ROOT / "docs" / "audit-times.md"))
+    args = ap.parse_args()
+    rows = []
+    for cls in args.classes.split(","):
+        for task in TASKS:
+            rows.append(run(task, cls, args.timeout))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    head = (f"# Audit times\n\nEvery library task on its default support, `countrss audit --task T --map-class C "
+            f"--timeout {args.timeout:g}` in a fresh process (wall time, start-up included), on "
+            f"{platform.machine()} with {__import__('os').cpu_count()} cores, "
+            f"{time.strftime('%Y-%m-%d')}. Regenerate with `python benchmarks/audit_runs.py`.\n\n")
+    Path(args.out).write_text(head + table(rows))
+    Path(args.out).with_suffix(".json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
