@@ -7,8 +7,9 @@ from pathlib import Path
 __all__ = ["confusion_figure"]
 
 
-def confusion_figure(task, seed_result, path: str | Path) -> None:
-    """One heat map per concept: rows ground-truth values, columns predicted values."""
+def confusion_figure(task, seed_result, path: str | Path, predicted=None) -> None:
+    """One heat map per concept: rows ground-truth values, columns predicted values; with ``predicted`` (the
+    audit's relation) a second row of maps shows where the count says optimal maps may go, side by side."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -17,17 +18,26 @@ def confusion_figure(task, seed_result, path: str | Path) -> None:
     per = seed_result.concepts["per_concept"]
     cols = min(len(per), 5)
     rows = math.ceil(len(per) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.6 * rows), squeeze=False)
-    for ax in axes.flat[len(per):]:
+    pair = 2 if predicted is not None else 1  # learned above, predicted below
+    fig, axes = plt.subplots(rows * pair, cols, figsize=(2.6 * cols, 2.6 * rows * pair), squeeze=False)
+    for ax in axes.flat:
         ax.axis("off")
-    for ax, pc, concept in zip(axes.flat, per, task.concepts):
-        ax.imshow(pc["confusion"], vmin=0, vmax=1, cmap="Blues")
-        ticks = range(len(concept.domain))
-        ax.set_xticks(ticks, [str(v) for v in concept.domain], fontsize=6, rotation=90)
-        ax.set_yticks(ticks, [str(v) for v in concept.domain], fontsize=6)
-        ax.set_title(f"{concept.name} (acc {pc['accuracy']:.2f})", fontsize=8)
-        ax.set_xlabel("predicted", fontsize=7)
-        ax.set_ylabel("true", fontsize=7)
+    for n, (pc, concept) in enumerate(zip(per, task.concepts)):
+        r, c = divmod(n, cols)
+        panels = [(axes[r * pair, c], pc["confusion"], f"{concept.name} learned (acc {pc['accuracy']:.2f})")]
+        if predicted is not None:
+            rel = predicted.concepts[n]
+            panels.append((axes[r * pair + 1, c], (rel.possible | rel.undecided).astype(float),
+                           f"{concept.name} predicted by the count"))
+        for ax, matrix, title in panels:
+            ax.axis("on")
+            ax.imshow(matrix, vmin=0, vmax=1, cmap="Blues")
+            ticks = range(len(concept.domain))
+            ax.set_xticks(ticks, [str(v) for v in concept.domain], fontsize=6, rotation=90)
+            ax.set_yticks(ticks, [str(v) for v in concept.domain], fontsize=6)
+            ax.set_title(title, fontsize=8)
+            ax.set_xlabel("predicted", fontsize=7)
+            ax.set_ylabel("true", fontsize=7)
     verdict = seed_result.learned.verdict if seed_result.learned else ""
     fig.suptitle(f"{task.name}, seed {seed_result.seed}: {verdict}", fontsize=9)
     fig.tight_layout()

@@ -84,6 +84,19 @@ class TrainReport:
     seeds: tuple
     count: object | None  # CountResult, or None when counting failed
     count_error: str | None = None
+    predicted: object | None = None  # the audit's predicted confusion relation (rscount.auditing.Relation)
+
+    def outside_predicted(self, seed_result) -> dict | None:
+        """Per concept, the share of test examples whose (true, predicted) value pair no optimal map realises:
+        perception error, if the count is right."""
+        if self.predicted is None or seed_result.predictions is None:
+            return None
+        out = {}
+        for j, c in enumerate(self.predicted.concepts):
+            possible = c.possible | c.undecided
+            t, p = seed_result.truth[:, j], seed_result.predictions[:, j]
+            out[c.name] = round(float((~possible[t, p]).mean()), 4) if len(t) else 0.0
+        return out
 
     @property
     def summary(self) -> dict:
@@ -103,7 +116,8 @@ class TrainReport:
                 "supervision": self.problem.supervision.describe(self.problem.task),
                 "count": self.count.to_dict() if self.count is not None else None,
                 "count_error": self.count_error, "config": cfg.__dict__,
-                "seeds": [s.to_dict() for s in self.seeds], "summary": self.summary}
+                "seeds": [dict(s.to_dict(), outside_predicted=self.outside_predicted(s)) for s in self.seeds],
+                "summary": self.summary}
 
     def __str__(self) -> str:
         p, cfg = self.problem, self.config
@@ -128,6 +142,11 @@ class TrainReport:
                 broken = f", labels broken on {lm.broken}" if lm.broken else ""
                 lines.append(f"    learned map: {lm.verdict} ({lm.description}; {lm.covered}/{lm.support_size} "
                              f"support vectors seen{broken}, agreement {lm.agreement:.2f})")
+            outside = self.outside_predicted(s)
+            if outside:
+                worst = max(outside, key=outside.get)
+                lines.append(f"    outside the predicted relation: {max(outside.values()):.1%} of test examples "
+                             f"at worst ({worst}); the count calls that perception error")
         sm = self.summary
         lines.append(f"summary       {sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
                      f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
@@ -213,8 +232,15 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
         counted = count_problem(problem, timeout=count_timeout)
     except RscountError as exc:
         error = str(exc)
+    predicted = None
+    if counted is not None and problem.map_class != "joint":
+        from ..auditing import confusion
+        try:
+            predicted = confusion(problem, counted, seconds=count_timeout)
+        except RscountError:
+            predicted = None
     results = tuple(train_seed(problem, config, s, progress=progress) for s in seeds)
-    return TrainReport(problem, config, results, counted, error)
+    return TrainReport(problem, config, results, counted, error, predicted)
 
 
 def save(report: TrainReport, folder: str | Path) -> list:
@@ -236,7 +262,7 @@ def save(report: TrainReport, folder: str | Path) -> list:
             stem = f"confusion-seed{s.seed}"
             data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
             (tmp / f"{stem}.json").write_text(json.dumps(data))
-            confusion_figure(report.problem.task, s, tmp / f"{stem}.png")
+            confusion_figure(report.problem.task, s, tmp / f"{stem}.png", report.predicted)
         names = sorted(p.name for p in tmp.iterdir())
         for name in names:
             os.replace(tmp / name, folder / name)
