@@ -268,6 +268,7 @@ def _compare_figure(audits: list):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from .auditing.curve import plot_curve
     with_curve = [a for a in audits if a.curve is not None]
     fig, axes = plt.subplots(1, max(len(with_curve), 1), figsize=(5 * max(len(with_curve), 1), 3.6), squeeze=False)

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from randomtasks import random_problem
 
 import rscount
 from rscount.auditing import audit, compare, confusion, data_curve
@@ -23,7 +24,6 @@ from rscount.auditing.maps import list_maps
 from rscount.cli import main
 from rscount.counters.bruteforce import _rows, candidates, label_table, optimal
 from rscount.support import Support
-from randomtasks import random_problem
 
 CLASSES = ["complete", "permutation", "disentangled", "shared", "free"]
 
@@ -81,7 +81,7 @@ def check_relation(problem, limit: int) -> None:
     for c, w in zip(rel.concepts, expected):
         assert c.identifiable == all(v == u for v, u in w)
         for v in range(len(c.values)):
-            assert c.fixed(v) == (set(p for p in w if p[0] == v) == {(v, v)})
+            assert c.fixed(v) == ({p for p in w if p[0] == v} == {(v, v)})
 
 
 @pytest.mark.parametrize("map_class", CLASSES + ["joint"])

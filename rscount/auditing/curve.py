@@ -108,7 +108,7 @@ def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "spa
     """Count ``problem`` on random supports of each size, for each seed, in ``workers`` processes."""
     if draw not in DRAWS:
         raise SupportError(f"draw {draw!r}: choose one of {', '.join(DRAWS)}")
-    sizes = sorted(set(int(s) for s in (sizes or default_sizes(problem))))
+    sizes = sorted({int(s) for s in (sizes or default_sizes(problem))})
     if not sizes or sizes[0] < 1:
         raise SupportError("curve sizes must be positive numbers of vectors")
     seeds = tuple(int(s) for s in seeds)

@@ -139,7 +139,7 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
     if parts is not None:
         return _parts_fix(problem, parts, by, seconds)
     start = time.monotonic()
-    task, items = problem.task, _items(problem, by)
+    items = _items(problem, by)
     if count == 1:
         return SupervisionFix((), 1, True, True, "the count is already 1", True)
     ident = identity(problem)
@@ -346,7 +346,7 @@ def _candidates(problem: Problem, rng) -> np.ndarray | None:
 
 # --- architecture and knowledge ------------------------------------------------------------------------------
 
-JOINT_SPACE = 1 << 12  # the joint count is prod |E(g)| * N^(N-|S|): over this many vectors it has 10^4+ digits
+JOINT_SPACE = 1 << 9  # the joint count is at most N^N: past 512 vectors it can exceed the 4,300 digits JSON may print
 
 
 def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> dict:

@@ -19,8 +19,8 @@ import numpy as np
 from ..counters.base import Deadline, run_isolated
 from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..problem import Problem, Supervision
-from ..support import Support
 from ..result import CountResult
+from ..support import Support
 from .maps import MapTable, apply_map, list_maps
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
@@ -267,7 +267,7 @@ def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -
                 break
             units = [(-x,) for x in lits]
             try:
-                without = run_isolated(lambda: count_cnf(enc.nvars, enc.clauses + units, enc.alpha),
+                without = run_isolated(lambda units=units: count_cnf(enc.nvars, enc.clauses + units, enc.alpha),
                                        "ganak", left)
             except (BackendError, CountTimeout) as exc:
                 weighted = False
@@ -395,6 +395,7 @@ def _narrower_maps(problem: Problem, seconds: float | None) -> list:
     """Optimal maps of the narrower classes (a disentangled map is complete, a shared one disentangled), where
     they are few enough to list quickly: cheap witnesses for many pairs."""
     import dataclasses
+
     from ..api import count_problem
     out: list = []
     for cls in NARROWER.get(problem.map_class, ()):
@@ -480,8 +481,7 @@ def _sampled(problem: Problem, result: CountResult, rel: list, seconds: float | 
     """Pairs shown by the maps that can be listed in time; the rest stay undecided (never reported impossible)."""
     sample = []
     try:
-        for m in result.maps(2000, seconds):
-            sample.append(m)
+        sample.extend(result.maps(2000, seconds))
     except (BackendError, CountTimeout, MemoryError, NotImplementedError):
         pass
     vec = _some_vectors(problem, 1 << 16)
