@@ -6,6 +6,8 @@ concept, ``separate`` has one network per concept position (disentangled),
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from torch import nn
@@ -66,10 +68,26 @@ class _Base(nn.Module):
         self.extractor = Extractor(task, dim, extractor)
 
     def concept_loss(self, logps: list, concepts: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Cross-entropy on supervised (example, concept) pairs; ``mask`` is (B, k) boolean."""
+        """Concept supervision; ``mask`` is (B, k + sum of domain sizes) boolean.
+
+        The first k columns mark supervised (example, concept) pairs: cross-entropy
+        on the true value. The rest mark, per concept and value, values an example
+        is known not to have (a value supervised wherever it occurs is absent where
+        no label says it): -log(1 - p(those values)). Without them, labels on one
+        value alone teach the classifier to predict that value everywhere.
+        """
         if not mask.any():
             return torch.zeros(())
-        terms = [-(lp.gather(1, concepts[:, j:j + 1])[:, 0])[mask[:, j]] for j, lp in enumerate(logps)]
+        k = len(logps)
+        terms, at = [], k
+        for j, lp in enumerate(logps):
+            terms.append(-(lp.gather(1, concepts[:, j:j + 1])[:, 0])[mask[:, j]])
+            excluded = mask[:, at:at + lp.shape[1]]
+            at += lp.shape[1]
+            rows = excluded.any(dim=1) & ~mask[:, j]
+            if rows.any():
+                inside = torch.logsumexp(lp[rows].masked_fill(~excluded[rows], -math.inf), dim=1)
+                terms.append(-torch.log1p(-inside.exp().clamp(max=1 - 1e-6)))
         return torch.cat(terms).mean()
 
     def predict_concepts(self, x: torch.Tensor) -> np.ndarray:

@@ -154,15 +154,27 @@ class TrainReport:
 
 
 def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
-    k = problem.task.k
+    """(examples, k + sum of domain sizes): supervised concepts, then values each example is known not to have.
+
+    ``--supervise NAME=VALUE`` labels NAME wherever it has VALUE, so an example
+    of the support without that label does not have VALUE: the harness passes
+    that on (models.concept_loss), as a data set labelled this way would.
+    """
+    task = problem.task
+    k, sizes = task.k, task.sizes
+    offset = np.concatenate([[k], k + np.cumsum(sizes)[:-1]]).astype(int)
+    values = [(i, u) for i, u in problem.supervision.concepts if u is not None]
     by_row = {}
-    mask = np.zeros((len(split), k), dtype=bool)
+    mask = np.zeros((len(split), k + sum(sizes)), dtype=bool)
     for n, (row, g) in enumerate(zip(split.rows.tolist(), split.concepts.tolist())):
         if row < 0:
             continue
         if row not in by_row:
             by_row[row] = problem.supervised(row, tuple(g))
         mask[n, list(by_row[row])] = True
+        for i, u in values:
+            if g[i] != u and not mask[n, i]:
+                mask[n, offset[i] + u] = True
     return mask
 
 
