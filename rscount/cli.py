@@ -18,6 +18,7 @@ from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError
 from .export import export_library
+from .output import check_output_path
 from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
@@ -244,7 +245,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
         raise _UsageError("--sizes must be positive numbers of vectors")
     seeds = _ints(args.seeds, "--seeds")
     if args.plot:
-        _check_output(args.plot, ("png", "svg"))
+        check_output_path(args.plot, ("png", "svg"))
     show = args.progress or (err.isatty() and not args.quiet and not args.json)
     progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
     audits = []
@@ -282,18 +283,6 @@ def _compare_figure(audits: list):
         axes[0][0].set_ylabel("optimal maps")
     fig.tight_layout()
     return fig
-
-
-def _check_output(path: str, suffixes: tuple) -> None:
-    """Refuse an output path before any work: a missing folder, a folder itself, or the wrong kind of file."""
-    import os
-    folder = os.path.dirname(path) or "."
-    if not os.path.isdir(folder):
-        raise _UsageError(f"cannot write {path!r}: folder {folder!r} does not exist")
-    if os.path.isdir(path):
-        raise _UsageError(f"cannot write {path!r}: it is a folder; name a file")
-    if path.rsplit(".", 1)[-1].lower() not in suffixes:
-        raise _UsageError(f"cannot write {path!r}: name a {' or '.join('.' + s for s in suffixes)} file")
 
 
 EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joint"}
@@ -366,6 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError("--memory-limit must be a positive number of MB")
         show = args.progress or (err.isatty() and not args.quiet and not args.json)
         progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
+        if args.emit_dimacs:
+            check_output_path(args.emit_dimacs)
         task = _task(args)
         problem = api.make_problem(task, map_class=args.map_class, support=args.support,
                                    subsample=args.subsample, seed=args.seed, support_file=args.support_file,

@@ -1,13 +1,12 @@
 """Read and write DIMACS CNF, with ``c p show`` projection lines and variable names."""
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from .errors import DimacsError, TaskError
+from .errors import DimacsError
+from .output import write_atomic
 
 __all__ = ["Cnf", "read_dimacs", "parse_dimacs", "format_dimacs", "write_atomic", "task_from_cnf"]
 
@@ -99,26 +98,6 @@ def format_dimacs(nvars: int, clauses: Iterable, show: Iterable[int] | None = No
     lines.append(f"p cnf {nvars} {len(clauses)}")
     lines += [" ".join(map(str, c)) + " 0" for c in clauses]
     return "\n".join(lines) + "\n"
-
-
-def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write ``text`` (or bytes) to ``path`` so that a failure leaves no partial file."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise TaskError(f"cannot write {str(path)!r}: folder {str(directory)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def task_from_cnf(cnf: Cnf, name: str = "cnf"):

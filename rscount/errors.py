@@ -15,6 +15,7 @@ __all__ = [
     "CountTimeout",
     "DimacsError",
     "HarnessError",
+    "OutputError",
 ]
 
 
@@ -46,6 +47,10 @@ class DimacsError(RscountError):
 
 class HarnessError(RscountError):
     """A training-harness option (model, extractor, t-norm, inputs) is unknown or does not fit the task."""
+
+
+class OutputError(RscountError):
+    """An output file cannot be written (missing folder, a folder in its place, a full disk, no permission)."""
 
 
 class BackendError(RscountError):

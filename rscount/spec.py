@@ -32,6 +32,9 @@ SPEC_FIELDS = {"name", "description", "concepts", "definitions", "labels", "rela
 MAX_RELATION_SPACE = 1 << 22
 
 
+MAX_DOMAIN = 1 << 16  # values of one concept: each gets alpha variables and a place in every table
+
+
 def parse_domain(spec: Any, where: str = "concept") -> tuple:
     """Turn ``bool``, ``"0..9"``, ``{"range": [0, 9]}`` or a list into a domain tuple."""
     if spec in ("bool", "boolean", bool, None):
@@ -44,6 +47,9 @@ def parse_domain(spec: Any, where: str = "concept") -> tuple:
             raise TaskError(f"{where}: domain {spec!r} is not of the form LO..HI with integers") from None
         if hi_i < lo_i:
             raise TaskError(f"{where}: domain {spec!r} is empty (LO > HI)")
+        if hi_i - lo_i + 1 > MAX_DOMAIN:
+            raise TaskError(f"{where}: domain {spec!r} has {hi_i - lo_i + 1:,} values (limit {MAX_DOMAIN:,} per "
+                            f"concept); a concept's values are encoded one by one, so use a smaller range")
         return tuple(range(lo_i, hi_i + 1))
     if isinstance(spec, Mapping) and "range" in spec:
         lo_i, hi_i = spec["range"]

@@ -306,9 +306,14 @@ def from_file(task: Task, path: str | Path) -> Support:
     """Read vectors from a CSV file (one per line, optional header of concept names) or a JSON list."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SupportError(f"cannot read support file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SupportError(f"support file {str(path)!r} is not UTF-8 text (byte {exc.start}); give a CSV or "
+                           f"JSON file") from None
+    if "\x00" in text:
+        raise SupportError(f"support file {str(path)!r} holds binary data; give a CSV or JSON file")
     if path.suffix == ".json" or text.lstrip().startswith("["):
         try:
             rows = json.loads(text)

@@ -1,0 +1,74 @@
+"""Output paths and bad input that used to slip through: one line, exit 2, no partial file, devices kept."""
+from __future__ import annotations
+
+import os
+import resource
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from rscount.cli import main
+from rscount.errors import OutputError
+from rscount.output import write_atomic
+
+
+def test_emit_dimacs_into_a_folder_is_refused_before_counting(tmp_path, capsys):
+    assert main(["--task", "xor3", "--emit-dimacs", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "is a folder" in captured.err and captured.out == ""
+
+
+def test_emit_dimacs_into_a_missing_folder(tmp_path, capsys):
+    assert main(["--task", "xor3", "--emit-dimacs", str(tmp_path / "no" / "x.cnf")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_fifo_is_written_in_place_never_replaced(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    write_atomic(fifo, "p cnf 1 1\n1 0\n")
+    reader.join(5)
+    assert got == [b"p cnf 1 1\n1 0\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_file_size_limit_leaves_no_partial_file(tmp_path):
+    """RLIMIT_FSIZE in a child: the write fails with OutputError and nothing is left beside the target."""
+    target = tmp_path / "big.cnf"
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
+        "from rscount.output import write_atomic\n"
+        "from rscount.errors import OutputError\n"
+        f"try:\n    write_atomic({str(target)!r}, 'x' * 100000)\n"
+        "except OutputError as e:\n    print(e); sys.exit(2)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2 and "cannot write" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+    assert resource.getrlimit(resource.RLIMIT_FSIZE)  # the parent keeps its own limits
+
+
+def test_write_into_a_missing_folder_raises_output_error(tmp_path):
+    with pytest.raises(OutputError, match="does not exist"):
+        write_atomic(tmp_path / "no" / "f.txt", "x")
+
+
+def test_huge_domain_refused_before_allocating(capsys):
+    assert main(["--knowledge", "a + b", "--concepts", "a=0..9999999999,b=0..1"]) == 2
+    assert "limit 65,536" in capsys.readouterr().err
+
+
+def test_binary_support_file_names_the_file(tmp_path, capsys):
+    path = tmp_path / "s.csv"
+    path.write_bytes(bytes(range(256)) * 4)
+    assert main(["--task", "xor3", "--support-file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and err.count("\n") == 1
