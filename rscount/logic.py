@@ -91,12 +91,70 @@ def parse(
     source = " ".join(text.split())
     if not source:
         raise KnowledgeError("knowledge text is empty; write an expression such as 'a ^ b'")
+    tree = _syntax_tree(source)
+    return _Builder(source, set(names), set(values), dict(definitions or {})).build(tree.body)
+
+
+def _syntax_tree(source: str) -> ast.Expression:
+    """Python's syntax tree of ``source`` (long operator chains flattened first); never evaluated."""
     try:
-        tree = ast.parse(source, mode="eval")
+        return ast.parse(flatten_chains(source), mode="eval")
     except SyntaxError as exc:
         col = (exc.offset or 0)
         raise KnowledgeError(f"syntax error in knowledge {source!r} at column {col}: {exc.msg}") from None
-    return _Builder(source, set(names), set(values), dict(definitions or {})).build(tree.body)
+    except (RecursionError, MemoryError):
+        raise KnowledgeError(f"knowledge {source[:60]!r}... is nested too deeply to parse; write long chains of "
+                             f"one operator flat (a ^ b ^ ...) or as Xor(a, b, ...)") from None
+
+
+_CHAINS = (("|", "Or"), ("^", "Xor"), ("&", "And"), ("+", "Sum"))
+LONG_CHAIN = 32  # operands of one operator at one level; longer chains become one n-ary call
+
+
+def flatten_chains(source: str) -> str:
+    """Rewrite long top-level chains ``a ^ b ^ ...`` as ``Xor(a, b, ...)`` (likewise | & +), so that thousands
+    of terms parse without one level of nesting per term. Text with a comparison, a keyword or a minus at the
+    same level is left alone: precedence there is Python's to decide."""
+    pieces, depth, start, at = {op: [] for op, _ in _CHAINS}, 0, {op: 0 for op, _ in _CHAINS}, 0
+    blocked = False
+    while at < len(source):
+        ch = source[at]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:
+            if ch in "<>=!-" or source.startswith((" and ", " or ", "not ", " if ", " else "), at):
+                blocked = True
+            for op, _ in _CHAINS:
+                if ch == op:
+                    pieces[op].append(source[start[op]:at])
+                    start[op] = at + 1
+        at += 1
+    if blocked:
+        return source
+    for op, call in _CHAINS:
+        if pieces[op]:
+            parts = pieces[op] + [source[start[op]:]]
+            if len(parts) > LONG_CHAIN:
+                return f"{call}(" + ", ".join(flatten_chains(p.strip()) for p in parts) + ")"
+            return op.join(flatten_chains(p) for p in parts) if any(len(p) > 4 * LONG_CHAIN for p in parts) \
+                else source
+    inner = source.strip()
+    if inner.startswith("(") and inner.endswith(")") and _encloses(inner):
+        return "(" + flatten_chains(inner[1:-1]) + ")"
+    return source
+
+
+def _encloses(text: str) -> bool:
+    """Whether the first parenthesis of ``text`` closes at its last character."""
+    depth = 0
+    for n, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return n == len(text) - 1
+    return False
 
 
 class _Builder:
@@ -190,10 +248,7 @@ class _Builder:
 
 def free_names(text: str) -> list:
     """Return the identifiers of ``text`` that are not functions or constants, in order."""
-    try:
-        tree = ast.parse(" ".join(str(text).split()), mode="eval")
-    except SyntaxError as exc:
-        raise KnowledgeError(f"syntax error in knowledge {text!r} at column {exc.offset or 0}: {exc.msg}") from None
+    tree = _syntax_tree(" ".join(str(text).split()))
     calls = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     out: list = []
     for node in ast.walk(tree):

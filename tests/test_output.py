@@ -72,3 +72,20 @@ def test_binary_support_file_names_the_file(tmp_path, capsys):
     assert main(["--task", "xor3", "--support-file", str(path)]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and err.count("\n") == 1
+
+
+def test_a_3000_term_xor_parses_flat():
+    import rscount
+    from rscount.logic import flatten_chains
+    text = " ^ ".join(f"x{i}" for i in range(3000))
+    assert flatten_chains(text).startswith("Xor(x0, x1, ")
+    assert rscount.task_from_text([text]).k == 3000
+    short = " ^ ".join(f"x{i}" for i in range(40))
+    assert rscount.count(rscount.task_from_text([short]), support=",".join("1" * 40)).count == \
+        rscount.count(rscount.task_from_text([f"Xor({short.replace(' ^ ', ', ')})"]), support=",".join("1" * 40)).count
+
+
+def test_chains_next_to_comparisons_keep_python_precedence():
+    from rscount.logic import flatten_chains
+    text = " | ".join(f"x{i}" for i in range(40)) + " == y"
+    assert flatten_chains(text) == text
