@@ -13,7 +13,7 @@ from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
-from .relation import LIST_LIMIT, ConceptRelation, Relation, _parts, confusion
+from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion, independent_parts
 from .report import Audit, Comparison
 
 __all__ = ["draw_count", "audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
@@ -36,7 +36,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
             progress(f"{msg} ({time.monotonic() - start:.1f} s)")
     result = count_problem(problem, timeout=left(0.3))
     say(f"audit: {result.count} optimal maps; listing them")
-    maps = None if _parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
+    maps = None if independent_parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
     relation = confusion(problem, result, maps=maps, seconds=left(0.3))
     say("audit: relation done; looking for the cheapest supervision")
     values = supervision_fix(problem, result.count, maps, by="value", seconds=left(0.25))

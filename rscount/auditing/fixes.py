@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import time
 from dataclasses import dataclass
 
@@ -134,8 +135,8 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
 
     ``maps``: every optimal map when listed (then one MaxSAT call decides it).
     """
-    from .relation import _parts
-    parts = _parts(problem)
+    from .relation import independent_parts
+    parts = independent_parts(problem)
     if parts is not None:
         return _parts_fix(problem, parts, by, seconds)
     start = time.monotonic()
@@ -216,18 +217,18 @@ def _greedy(problem: Problem, items: list, count: int, seconds: float | None) ->
 
 def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, seconds,
               listed: int | None = None) -> SupervisionFix:
-    """Count ``problem`` under the chosen items; where no counter can, take ``listed`` (the listed maps the items
-    leave), else say so."""
-    try:
-        r = _count(with_items(problem, chosen), seconds)
-        count, exact = r.count, r.exact
-    except RscountError as exc:
-        if listed is None:
+    """The count under the chosen items: ``listed`` where every optimal map was listed (the maps the items
+    leave), else counted afresh; where neither can be had, say so."""
+    if listed is not None:
+        count, exact = listed, True
+    else:
+        try:
+            r = _count(with_items(problem, chosen), seconds)
+            count, exact = r.count, r.exact
+        except RscountError as exc:
             return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), None, False, False,
                                   f"{method}; no count under this supervision could be had ({str(exc)[:120]})",
                                   False)
-        count, exact = listed, True
-        method += "; count read off the listed maps (no counter takes this supervised support)"
     return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), count, exact,
                           minimal and exact, method if count == 1 else
                           method + f"; {count - 1} shortcuts agree with the intended map wherever "
@@ -235,7 +236,8 @@ def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, secon
 
 
 def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFix:
-    """Parts read disjoint concepts, so the union of each part's smallest set is a smallest set."""
+    """Parts read disjoint concepts, so the union of each part's smallest set is a smallest set, and the count
+    it leaves is the product of the parts' counts."""
     from ..api import count_problem
     from .maps import list_maps
     from .relation import LIST_LIMIT
@@ -243,15 +245,13 @@ def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFi
     for part in parts:
         r = count_problem(part, timeout=seconds)
         fixes.append(supervision_fix(part, r.count, list_maps(part, r, LIST_LIMIT, seconds), by=by, seconds=seconds))
-    names = {c.name: n for n, c in enumerate(problem.task.concepts)}
-    chosen = []
-    for f in fixes:
-        for text in f.items:
-            name, _, value = text.partition("=")
-            i = names[name]
-            chosen.append((i, problem.task.concepts[i].index(value) if value else None))
     method = "per independent part: " + "; ".join(f"{p.task.name}: {f.method}" for p, f in zip(parts, fixes))
-    return _verified(problem, tuple(chosen), all(f.minimal for f in fixes), method, seconds)
+    items = tuple(i for f in fixes for i in f.items)
+    if any(f.count is None for f in fixes):
+        return SupervisionFix(items, None, False, False, method, False)
+    count = math.prod(f.count for f in fixes)
+    return SupervisionFix(items, count, all(f.exact for f in fixes), all(f.minimal for f in fixes), method,
+                          count == 1)
 
 
 # --- data ----------------------------------------------------------------------------------------------------
@@ -352,8 +352,9 @@ JOINT_SPACE = 1 << 9  # the joint count is at most N^N: past 512 vectors it can 
 def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> dict:
     """The count under every map class (None with the reason where it cannot be had in time); ``known`` is the
     result already counted for the problem's own class."""
-    out = {}
-    for cls in MAP_CLASSES:
+    out, start = {}, time.monotonic()
+    for n, cls in enumerate(MAP_CLASSES):
+        left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.0) / (len(MAP_CLASSES) - n)
         if known is not None and cls == problem.map_class:
             out[cls] = (known.count, known.exact, "")
             continue
@@ -361,7 +362,7 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
             out[cls] = (None, False, f"over {JOINT_SPACE} concept vectors the joint count is astronomically large")
             continue
         try:
-            r = _count(dataclasses.replace(problem, map_class=cls), seconds)
+            r = _count(dataclasses.replace(problem, map_class=cls), left)
             out[cls] = (r.count, r.exact, "")
         except RscountError as exc:
             out[cls] = (None, False, str(exc).split(";")[0])
@@ -374,16 +375,18 @@ def label_subsets(problem: Problem, seconds: float | None = 10.0, most: int = 6)
     n = len(task.labels)
     if n < 2 or n > most:
         return []
-    out = []
-    for size in range(1, n):
-        for subset in itertools.combinations(range(n), size):
-            sub = dataclasses.replace(task, labels=tuple(task.labels[i] for i in subset),
-                                      name=f"{task.name}[{','.join(task.labels[i].name for i in subset)}]")
-            try:
-                r = _count(dataclasses.replace(problem, task=sub), seconds)
-                out.append((tuple(task.labels[i].name for i in subset), r.count, r.exact))
-            except RscountError:
-                out.append((tuple(task.labels[i].name for i in subset), None, False))
+    out, start = [], time.monotonic()
+    subsets = [c for size in range(1, n) for c in itertools.combinations(range(n), size)]
+    for done, subset in enumerate(subsets):
+        left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.0) / (len(subsets) - done)
+        names = tuple(task.labels[i].name for i in subset)
+        sub = dataclasses.replace(task, labels=tuple(task.labels[i] for i in subset),
+                                  name=f"{task.name}[{','.join(names)}]")
+        try:
+            r = _count(dataclasses.replace(problem, task=sub), left)
+            out.append((names, r.count, r.exact))
+        except RscountError:
+            out.append((names, None, False))
     return out
 
 

@@ -93,7 +93,13 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     start = time.monotonic()
     if problem.map_class == "joint":
         return _joint(problem, result)
-    parts = _parts(problem)
+    if result.exact and result.count == 1:  # only the identity: every seen value to itself
+        rel = _empty(problem)
+        for c in rel:
+            c.possible[np.diag_indices(len(c.values))] = c.seen
+            c.weights[np.diag_indices(len(c.values))] = c.seen.astype(int)
+        return Relation(tuple(rel), "the identity is the only optimal map", True, True)
+    parts = independent_parts(problem)
     if parts is not None:
         return _from_parts(problem, parts, limit, seconds)
     if maps is None:
@@ -171,7 +177,7 @@ def _vectors(problem: Problem) -> np.ndarray:
 
 # --- parts ---------------------------------------------------------------------------------------------------
 
-def _parts(problem: Problem) -> list | None:
+def independent_parts(problem: Problem) -> list | None:
     """Independent sub-problems covering every concept, or None."""
     from ..split import split_problem
     parts = split_problem(problem)
@@ -482,7 +488,7 @@ def _sampled(problem: Problem, result: CountResult, rel: list, seconds: float | 
     sample = []
     try:
         sample.extend(result.maps(2000, seconds))
-    except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+    except (RscountError, MemoryError, NotImplementedError):
         pass
     vec = _some_vectors(problem, 1 << 16)
     for m in sample:

@@ -111,8 +111,8 @@ class Audit:
             proof = "proven smallest" if f.minimal else "not proven smallest"
             lines.append(f"  {label:<19} {what}  -> count {format_count(f.count)} ({proof}; {f.method})")
             if label == "supervise values" and f.items:
-                lines.append(" " * 22 + "(in training, labels on single values have not recovered the intended map "
-                             "in our runs; whole concepts did: docs/harness.md)")
+                lines.append(" " * 22 + "(in training, labels on single values recovered the intended map on some "
+                             "tasks only; whole concepts on every one we ran: docs/harness.md)")
         if self.data is not None:
             d = self.data
             shown = "; ".join(f"+({','.join(map(str, v))}) -> {format_count(c)}" for v, c in zip(d.vectors, d.counts))
