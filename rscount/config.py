@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .errors import TaskError
-from .spec import load_spec, task_from_spec
+from .spec import load_spec, shape_error, task_from_spec
 from .task import Task
 
 __all__ = ["task_from_config", "load_config", "CONFIG_FIELDS"]
@@ -32,8 +32,38 @@ def load_config(path: str | Path) -> Task:
     return task_from_config(data)
 
 
+def _check_config_shapes(cfg: Mapping) -> None:
+    """Refuse fields of the wrong type before any generator reads them."""
+    text, names = (str,), "a list of names"
+    counts = ("n_digits", "num_digits", "n_shapes", "n_figures")
+    for field in counts:
+        value = cfg.get(field)
+        if field in cfg and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64):
+            raise shape_error("config", field, value, "a whole number from 1 to 64")
+    for field in ("symbols", "colors", "shapes", "aggregator_symbols"):
+        value = cfg.get(field)
+        if field in cfg and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise shape_error("config", field, value, names)
+    logic = cfg.get("logic")
+    if "logic" in cfg and not (isinstance(logic, text) or isinstance(logic, list)
+                               and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in logic)):
+        raise shape_error("config", "logic", logic, "a formula or a list of formulas")
+    for field in ("aggregator_logic", "name", "task"):
+        if field in cfg and not isinstance(cfg[field], text):
+            raise shape_error("config", field, cfg[field], "text")
+    if "xor_rule" in cfg and not isinstance(cfg["xor_rule"], bool):
+        raise shape_error("config", "xor_rule", cfg["xor_rule"], "true or false")
+    combos = cfg.get("combinations_in_distribution")
+    if combos not in (None, "all") and not (isinstance(combos, list) and all(
+            isinstance(c, (str, int, list)) and not isinstance(c, bool) for c in combos)):
+        raise shape_error("config", "combinations_in_distribution", combos, "a list of combinations")
+
+
 def task_from_config(cfg: Mapping) -> Task:
     """Build the task a generator config describes; unknown or contradictory fields are errors."""
+    if not isinstance(cfg, Mapping):
+        raise TaskError(f"a generator config must be a mapping of fields, not {type(cfg).__name__}")
+    _check_config_shapes(cfg)
     unknown = sorted(set(cfg) - CONFIG_FIELDS - IGNORED)
     if unknown:
         raise TaskError(f"unknown config field {unknown[0]!r}; known fields: {', '.join(sorted(CONFIG_FIELDS))}")

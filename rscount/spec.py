@@ -136,8 +136,35 @@ def load_spec(path: str | Path, what: str = "spec file") -> dict:
     return data
 
 
+def shape_error(where: str, field: str, value, expected: str) -> TaskError:
+    """The error for a field of the wrong shape, naming what it should be."""
+    return TaskError(f"{where}: field {field!r} must be {expected}, not {type(value).__name__} {value!r:.60}")
+
+
+def _check_spec_shapes(spec: Mapping) -> None:
+    scalars = (str, int, float)
+    shapes = {"name": (scalars, "a name"), "description": (scalars, "text"),
+              "definitions": ((Mapping, type(None)), "a mapping of names to expressions"),
+              "params": ((Mapping, type(None)), "a mapping"),
+              "warnings": ((list, tuple, type(None)), "a list of texts"),
+              "groups": ((list, tuple, Mapping, type(None)), "a list of lists of concept names")}
+    for field, (types, expected) in shapes.items():
+        if field in spec and not isinstance(spec[field], types):
+            raise shape_error("spec", field, spec[field], expected)
+    groups = spec.get("groups") or ()
+    for g in (groups.values() if isinstance(groups, Mapping) else groups):
+        if not isinstance(g, (list, tuple)) or not all(isinstance(n, str) for n in g):
+            raise shape_error("spec", "groups", g, "a list of lists of concept names")
+    for key, text in (spec.get("definitions") or {}).items():
+        if not isinstance(key, str) or not isinstance(text, (str, int)) or isinstance(text, bool):
+            raise shape_error("spec", "definitions", {key: text}, "a mapping of names to expressions")
+
+
 def task_from_spec(spec: Mapping) -> Task:
     """Build a :class:`Task` from spec data (see the module docstring)."""
+    if not isinstance(spec, Mapping):
+        raise TaskError(f"a task spec must be a mapping of fields, not {type(spec).__name__}")
+    _check_spec_shapes(spec)
     unknown = sorted(set(spec) - SPEC_FIELDS)
     if unknown:
         raise TaskError(f"unknown spec field {unknown[0]!r}; known fields: {', '.join(sorted(SPEC_FIELDS))}")
