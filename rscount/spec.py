@@ -228,6 +228,8 @@ def vectors_from_values(concepts: tuple, rows) -> tuple:
                 row = row.split()
         if isinstance(row, (int, str)):
             row = [row]
+        if not isinstance(row, (list, tuple)):
+            raise SupportError(f"support vector {row!r} is not a list of values")
         row = list(row)
         if len(row) != k:
             raise SupportError(f"support vector {row!r} has {len(row)} values; the task has {k} concepts")
@@ -259,6 +261,8 @@ def _relation_labels(spec, concepts, values, definitions) -> tuple:
         raise KnowledgeError("relation needs 'labels' (label variables and domains) and 'constraints'")
     lab_vars = parse_concepts(spec["labels"])
     constraints = spec["constraints"]
+    if not isinstance(constraints, (str, list, tuple)):
+        raise KnowledgeError(f"relation constraints must be text or a list of texts, got {constraints!r:.60}")
     constraints = [constraints] if isinstance(constraints, str) else list(constraints)
     allnames = [c.name for c in concepts] + [c.name for c in lab_vars]
     values = set(values) | {v for c in lab_vars for v in c.domain if isinstance(v, str)}
