@@ -262,3 +262,24 @@ def test_cli_audit_bad_plot_path_is_refused_before_work(capsys, tmp_path):
     assert main(["audit", "--task", "xor3", "--plot", str(tmp_path / "a.txt")]) == 2
     assert main(["audit", "--task", "xor3", "--plot", str(tmp_path)]) == 2
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("map_class", ["complete", "disentangled", "free"])
+@pytest.mark.parametrize("seed", range(6))
+def test_lazy_rows_decide_existence_like_brute_force(map_class, seed, monkeypatch):
+    """Supports too large to encode are decided on a growing sample of rows: force that path on small ones."""
+    import rscount.auditing.relation as relation
+    monkeypatch.setattr(relation, "LAZY_ROWS", 0)
+    monkeypatch.setattr(relation, "NARROWER", {})  # no witnesses from narrower classes: SAT decides every pair
+    problem = random_problem(seed, map_class)
+    result = rscount.count_problem(problem)
+    rel = confusion(problem, result, limit=0, seconds=None)
+    expected = brute_relation(problem)
+    assert rel.weighted == (result.count == 1)  # existence only, unless the identity is the only map
+    got = [{pair for pair, _ in w.items()} for w in got_relation(rel)]
+    undecided = [{(v, u) for v in range(len(c.values)) for u in range(len(c.values)) if c.undecided[v, u]}
+                 for c in rel.concepts]
+    for g, open_, w in zip(got, undecided, expected):
+        assert g <= set(w) and set(w) <= g | open_
+    if rel.complete:
+        assert got == [set(w) for w in expected]
