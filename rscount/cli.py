@@ -68,6 +68,12 @@ def add_support_options(p: argparse.ArgumentParser) -> None:
                      help="a concept (or one value of it) supervised wherever it appears (repeatable)")
 
 
+def add_status_options(group, what: str = "status lines") -> None:
+    """--progress and --quiet, read by :func:`_status`."""
+    group.add_argument("--progress", action="store_true", help=f"{what} on stderr (default: when a terminal)")
+    group.add_argument("--quiet", action="store_true", help="no status lines")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
                 "shortcuts) of a neuro-symbolic task before any model is trained. "
@@ -92,8 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--enumerate", type=int, metavar="N", help="also print up to N optimal maps")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--emit-dimacs", metavar="PATH", help="write the encoding as DIMACS with 'c p show'")
-    out.add_argument("--progress", action="store_true", help="status lines on stderr (default: when a terminal)")
-    out.add_argument("--quiet", action="store_true", help="no status lines")
+    add_status_options(out)
     return p
 
 
@@ -189,8 +194,7 @@ def build_train_parser() -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--out", metavar="DIR", help="write report.json and confusion matrices (.json, .png)")
-    out.add_argument("--progress", action="store_true", help="per-epoch status on stderr (default: when a terminal)")
-    out.add_argument("--quiet", action="store_true", help="no status lines")
+    add_status_options(out, "per-epoch status")
     return p
 
 
@@ -217,9 +221,14 @@ def build_audit_parser() -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG")
-    out.add_argument("--progress", action="store_true", help="status lines on stderr (default: when a terminal)")
-    out.add_argument("--quiet", action="store_true", help="no status lines")
+    add_status_options(out)
     return p
+
+
+def _status(args, err, prog: str):
+    """Status lines on stderr under --progress, or when stderr is a terminal and neither --quiet nor --json."""
+    show = args.progress or (err.isatty() and not args.quiet and not args.json)
+    return (lambda msg: print(f"{prog}: {msg}", file=err, flush=True)) if show else None
 
 
 def _ints(text: str, flag: str) -> list:
@@ -246,8 +255,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
     seeds = _ints(args.seeds, "--seeds")
     if args.plot:
         check_output_path(args.plot, ("png", "svg"))
-    show = args.progress or (err.isatty() and not args.quiet and not args.json)
-    progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
+    progress = _status(args, err, "countrss")
     audits = []
     for task in _designs(args):
         problem = api.make_problem(task, map_class=args.map_class, support=args.support, subsample=args.subsample,
@@ -288,29 +296,18 @@ def _compare_figure(audits: list):
 EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joint"}
 
 
-def _seeds(text: str) -> list:
-    try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise _UsageError(f"--seeds {text!r}: give integers separated by commas, e.g. 1,2,3") from None
-    if not seeds:
-        raise _UsageError("--seeds needs at least one seed")
-    return seeds
-
-
 def _train(argv: Sequence[str], out, err) -> int:
     args = build_train_parser().parse_args(argv)
     for name in ("epochs", "n_train", "n_val", "n_test", "batch_size"):
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    seeds = _seeds(args.seeds)
+    seeds = _ints(args.seeds, "--seeds")
     try:
         from .harness import TrainConfig, run, save
     except ImportError as exc:
         raise BackendError(f"countrss train needs the train extra ({exc.name} is missing): "
                            f"pip install -e '.[train]'") from None
-    show = args.progress or (err.isatty() and not args.quiet and not args.json)
-    progress = (lambda msg: print(f"countrss train: {msg}", file=err, flush=True)) if show else None
+    progress = _status(args, err, "countrss train")
     problem = api.make_problem(_task(args), map_class=args.map_class or EXTRACTOR_CLASS[args.extractor],
                                support=args.support, subsample=args.subsample, seed=args.seed,
                                support_file=args.support_file, concept_sup=args.concept_sup,
@@ -353,8 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
         if args.memory_limit is not None and args.memory_limit <= 0:
             raise _UsageError("--memory-limit must be a positive number of MB")
-        show = args.progress or (err.isatty() and not args.quiet and not args.json)
-        progress = (lambda msg: print(f"countrss: {msg}", file=err, flush=True)) if show else None
+        progress = _status(args, err, "countrss")
         if args.emit_dimacs:
             check_output_path(args.emit_dimacs)
         task = _task(args)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import BackendError, CountTimeout, RscountError
 from ..problem import MAP_CLASSES, Problem, Supervision
-from ..support import Support, grid
+from ..support import Support, exhaustive, grid
 from .maps import identity, kills
 
 __all__ = ["SupervisionFix", "DataFix", "supervision_fix", "data_fix", "class_counts", "label_subsets",
@@ -81,16 +81,10 @@ def _items(problem: Problem, by: str) -> list:
     whole = {i for i, u in have if u is None}
     if by == "concept":
         return [(i, None) for i in range(task.k) if i not in whole]
-    seen = _seen_values(problem)
+    from .relation import _seen
+    seen = _seen(problem)
     return [(i, u) for i in range(task.k) if i not in whole for u in range(task.sizes[i])
             if seen[i][u] and (i, u) not in have]
-
-
-def _seen_values(problem: Problem) -> list:
-    if problem.support.exhaustive:
-        return [[True] * d for d in problem.task.sizes]
-    vec = problem.support.vectors
-    return [(np.bincount(vec[:, j], minlength=d) > 0).tolist() for j, d in enumerate(problem.task.sizes)]
 
 
 def _kill_sets(problem: Problem, maps, items: list) -> list:
@@ -319,17 +313,12 @@ def _floor(problem: Problem, seconds) -> int | None:
     """The count on the exhaustive support (the least any data can give), where it can be counted."""
     if problem.supervision.vectors:
         return None  # supervised rows are rows of this support; a bigger one would observe others
-    full = dataclasses.replace(problem, support=_exhaustive(problem))
+    full = dataclasses.replace(problem, support=exhaustive(problem.task))
     try:
         r = _count(full, seconds)
     except RscountError:
         return None
     return r.count if r.exact else None
-
-
-def _exhaustive(problem: Problem) -> Support:
-    from ..support import exhaustive
-    return exhaustive(problem.task)
 
 
 def _candidates(problem: Problem, rng) -> np.ndarray | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -345,26 +346,9 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
                           Supervision(frozenset(where[r] for r in problem.supervision.vectors),
                                       problem.supervision.concepts))
             enc = encode(sub, deadline=deadline)
-            clauses = {key: lits for key, lits in _pair_clauses(sub, enc, vec).items() if not rel[key[0]].possible[
-                key[1], key[2]]}
             grown = False
-            from pysat.solvers import Solver
-            with Solver(name=INTERRUPTIBLE, bootstrap_with=enc.clauses) as solver:
-                top = enc.nvars
-                for (j, v, u), lits in clauses.items():
-                    if rel[j].possible[v, u] or not lits or (j, v, u) in open_:
-                        continue
-                    deadline.check()
-                    top += 1
-                    solver.add_clause([-top] + lits)
-                    sat = _solve(solver, [top], deadline)
-                    if sat is None:
-                        open_.add((j, v, u))
-                        continue
-                    if not sat:
-                        continue
-                    model = solver.get_model()
-                    m = enc.decode([x for x in enc.alpha if model[x - 1] > 0])
+            with closing(_witnesses(enc, _pair_clauses(sub, enc, vec), rel, deadline, open_)) as found:
+                for m in found:
                     wrong = np.flatnonzero(kills(m, problem, vec, labels))
                     if len(wrong):
                         rows |= set(wrong[:32].tolist())
@@ -434,14 +418,26 @@ def _solve(solver, assumptions: list, deadline: Deadline) -> bool | None:
 
 
 def _existence(enc, clauses: dict, rel: list, deadline: Deadline) -> set:
-    """Decide every pair with one incremental SAT solver (a selector literal per pair); each model found marks
-    every pair it realises, so most pairs need no call of their own. Return the pairs SAT left open."""
+    """Decide every pair on the CNF; each model found marks every pair it realises, so most pairs need no SAT
+    call of their own. Return the pairs SAT left open."""
+    vec, open_ = _vectors(enc.problem), set()
+    for m in _witnesses(enc, clauses, rel, deadline, open_):
+        _mark(rel, m, vec)
+    for j, v, u in open_:
+        if not rel[j].possible[v, u]:
+            rel[j].undecided[v, u] = True
+    return {p for p in open_ if rel[p[0]].undecided[p[1], p[2]]}
+
+
+def _witnesses(enc, clauses: dict, rel: list, deadline: Deadline, open_: set):
+    """Yield, for each pair not yet possible nor open, a map of ``enc`` realising it (one incremental solver, a
+    selector literal per pair); pairs SAT cannot settle in SOLVE_SECONDS join ``open_``. The caller marks what
+    a map shows before the next pair is tried, or stops."""
     from pysat.solvers import Solver
-    vec = _vectors(enc.problem)
-    top, open_ = enc.nvars, set()
+    top = enc.nvars
     with Solver(name=INTERRUPTIBLE, bootstrap_with=enc.clauses) as solver:
         for (j, v, u), lits in clauses.items():
-            if rel[j].possible[v, u] or not lits:
+            if rel[j].possible[v, u] or not lits or (j, v, u) in open_:
                 continue
             deadline.check()
             top += 1
@@ -451,11 +447,7 @@ def _existence(enc, clauses: dict, rel: list, deadline: Deadline) -> set:
                 open_.add((j, v, u))
             elif sat:
                 model = solver.get_model()
-                _mark(rel, enc.decode([x for x in enc.alpha if model[x - 1] > 0]), vec)
-    for j, v, u in open_:
-        if not rel[j].possible[v, u]:
-            rel[j].undecided[v, u] = True
-    return {p for p in open_ if rel[p[0]].undecided[p[1], p[2]]}
+                yield enc.decode([x for x in enc.alpha if model[x - 1] > 0])
 
 
 def _pair_codes(m, vec: np.ndarray, sizes: tuple) -> list:
