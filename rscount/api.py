@@ -70,6 +70,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     return Problem(task, base, map_class, supervision)
 
 
+WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 
 
@@ -143,6 +144,8 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                                 approx=(epsilon, delta, seed) if approx else None, backend=backend)
     began = time.perf_counter()
     first: list = []  # counters that only apply to some problems: each tried with half the time left
+    if backend is None and problem.task.space_size > WEIGHT_ABOVE and COUNTERS["weight"].applies(problem):
+        first.append(("weight", lambda t: count_problem(problem, "weight", timeout=t)))
     if backend is None and not approx:
         if not problem.support.exhaustive and COUNTERS["valuemaps"].applies(problem):
             first.append(("valuemaps", lambda t: count_problem(problem, "valuemaps", timeout=t)))
@@ -241,7 +244,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                            f"please report this with the task and options")
     return CountResult(
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
         count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding, notes=tuple(notes) + tally.notes,
@@ -301,7 +304,7 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
     backends = "+".join(dict.fromkeys(r.backend for r in results))
     return CountResult(
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
         count=total, exact=exact, **bounds, backend=f"split({backends})", seconds=time.perf_counter() - start,
         notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, None))
@@ -316,7 +319,7 @@ def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResul
             f"them, so the count intersects each part's optimal shared maps ({boxes} boxes of maps)")
     return CountResult(
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=len(problem.support), supervision=problem.supervision.describe(problem.task),
+        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
         count=total, exact=True, backend="automorphism", seconds=time.perf_counter() - start,
         notes=(note,), warnings=problem.task.warnings, _enumerate=_enumerator(problem, None))
 

@@ -125,7 +125,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
 
     knowledge = task.compiled
     labels = problem.labels
-    n = len(problem.support)
+    n = problem.support.length
     base = len(circuit.clauses)
     for row, g in enumerate(problem.support.rows()):
         guess = base + (len(circuit.clauses) - base) * n // row if row == PROBE_ROWS else 0

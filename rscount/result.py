@@ -135,7 +135,7 @@ class CountResult:
                                             f"with probability >= {1 - self.delta:g}")
         lines = [
             f"task          {self.task}",
-            f"support       {self.support} ({self.support_size} vectors)",
+            f"support       {self.support} ({format_count(self.support_size).split(' (')[0]} vectors)",
             f"map class     {self.map_class}",
             f"supervision   {self.supervision}",
             f"optimal maps  {format_count(self.count)}",
@@ -166,8 +166,9 @@ def format_count(n: int | None) -> str:
         return "unknown"
     if abs(n) < 10 ** 30:
         return str(n)
-    digits = len(str(abs(n))) if n.bit_length() < 200_000 else int(n.bit_length() * math.log10(2)) + 1
-    lead = str(abs(n))[:4] if n.bit_length() < 200_000 else None
-    if lead is None:
-        return f"~10^{digits - 1} ({digits} digits; --json prints every digit)"
+    m = abs(n)  # no str(m): Python refuses to print integers of over 4,300 digits
+    digits = int((m.bit_length() - 1) * math.log10(2)) + 1
+    if 10 ** digits <= m:
+        digits += 1
+    lead = str(m // 10 ** (digits - 4))
     return f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1} ({digits} digits; --json prints every digit)"

@@ -70,6 +70,11 @@ class Support:
         return self.data
 
     def __len__(self) -> int:
+        return self.length
+
+    @property
+    def length(self) -> int:
+        """The number of vectors, as a Python int (``len`` fails past 2^63: 64 boolean concepts)."""
         return int(self.given.shape[0]) if self.given is not None else int(self.size)
 
     def rows(self):

@@ -30,6 +30,7 @@ def test_result_is_marked_approximate():
     assert r.lower <= 24 <= r.upper
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon, delta", [(0.8, 0.2), (0.3, 0.1)])
 def test_within_factor_with_stated_probability(epsilon, delta):
     misses, total = 0, 0
@@ -47,6 +48,7 @@ def test_within_factor_with_stated_probability(epsilon, delta):
     assert misses <= delta * total + 3 * (delta * total) ** 0.5
 
 
+@pytest.mark.slow
 def test_large_count_estimate():
     exact = rscount.count("xor4", map_class="free", backend="ganak").count
     est = rscount.count("xor4", map_class="free", approx=True)

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from tiers import tiered
 from randomtasks import random_problem
 
 import rscount
@@ -91,7 +92,7 @@ def test_relation_from_listed_maps_matches_brute_force(map_class, seed):
 
 
 @pytest.mark.parametrize("map_class", CLASSES)
-@pytest.mark.parametrize("seed", range(8, 14))
+@pytest.mark.parametrize("seed", tiered(range(8, 14), 2))
 def test_relation_through_the_cnf_matches_brute_force(map_class, seed):
     """limit=0 lists no map: existence by SAT per pair, weights by Ganak under unit assumptions."""
     check_relation(random_problem(seed, map_class), limit=0)
@@ -125,7 +126,7 @@ def check_supervision(problem, fix, items) -> None:
 
 
 @pytest.mark.parametrize("map_class", CLASSES)
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", tiered(range(10), 2))
 @pytest.mark.parametrize("by", ["value", "concept"])
 def test_supervision_fix_is_minimal_and_counted(map_class, seed, by):
     problem = random_problem(seed, map_class)
@@ -200,6 +201,7 @@ def test_class_and_label_counts():
         assert count == rscount.count(sub).count
 
 
+@pytest.mark.slow
 def test_split_problem_relation_scales_by_the_other_parts():
     """SDD-OIA splits into three parts: each part's weights times the others' counts, and fixes per part."""
     a = audit("sdd-oia", map_class="disentangled")

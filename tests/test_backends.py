@@ -7,6 +7,7 @@ import pytest
 import rscount
 from rscount.counters.base import Deadline
 from randomtasks import random_problem
+from tiers import tiered
 
 N = 200
 CNF_CLASSES = ["free", "complete", "permutation", "disentangled", "shared"]
@@ -25,7 +26,7 @@ class Contract:
     backend = None
     classes = CNF_CLASSES
 
-    @pytest.mark.parametrize("seed", range(N))
+    @pytest.mark.parametrize("seed", tiered(range(N), 20))
     def test_matches_bruteforce(self, seed):
         for map_class in self.classes:
             problem, expected = oracle(seed, map_class)
@@ -45,7 +46,7 @@ class TestSdd(Contract):
 class TestPyedaReference:
     """The literal rsbench construction (pyeda, Tseitin, PicoSAT) agrees with brute force."""
 
-    @pytest.mark.parametrize("seed", range(40))
+    @pytest.mark.parametrize("seed", tiered(range(40), 6))
     def test_matches_bruteforce(self, seed):
         pytest.importorskip("pyeda")
         for map_class in CNF_CLASSES:
@@ -104,6 +105,7 @@ class TestMapsOnSamples:
             next(models(enc, None, Deadline(1, "listing maps", "raise --timeout or ask for fewer maps"), True))
         assert time.monotonic() - began < 30
 
+    @pytest.mark.slow
     def test_counting_by_enumeration_stops_at_the_timeout(self):
         """``--backend enumerate --timeout`` once ran on for minutes inside one CaDiCaL solve."""
         import time
@@ -219,6 +221,7 @@ def test_race_stops_the_loser_and_its_child():
     assert not [p for p in mp.active_children() if p.is_alive()]
 
 
+@pytest.mark.slow
 def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
     """A racer's child reads task properties that the other racer may be computing at fork time."""
     import threading
@@ -296,6 +299,7 @@ def test_an_encoding_too_large_to_hold_stops_early(monkeypatch):
         encoding.encode(problem)
 
 
+@pytest.mark.slow
 def test_a_timeout_after_a_structural_counter_gave_up_says_so():
     """The generic counters get what the structural one left; the message must not look like a shorter limit."""
     problem = rscount.make_problem("mnmath-b1", map_class="disentangled", support="by-label:100")
@@ -356,7 +360,7 @@ def test_value_symmetries_of_library_knowledge():
     assert symmetry.value_symmetries(table, limit=4) is None
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", tiered(range(60), 15))
 def test_quantified_exhaustive_path_matches_per_vector_encoding(seed):
     import random
     from randomtasks import random_cnf_task
@@ -478,12 +482,14 @@ class TestAutomorphism:
         r = rscount.count("sdd-oia-ambulance")
         assert r.count == math.factorial(10) * 4 ** 10 * 24 * 6 * 6 and r.backend == "automorphism"
 
+    @pytest.mark.slow
     def test_kand_logic_small_matches_sdd(self):
         for cls in ["disentangled", "shared"]:
             a = rscount.count("kand-logic", params={"primitives": 2}, map_class=cls, backend="automorphism")
             b = rscount.count("kand-logic", params={"primitives": 2}, map_class=cls, backend="sdd")
             assert a.count == b.count == {"disentangled": 1296, "shared": 36}[cls]
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("task, cls, other", [("cle4evr", "complete", "structural"),
                                                   ("mnmath", "disentangled", "sdd"),
                                                   ("mnadd", "complete", "structural")])
@@ -542,7 +548,7 @@ class TestSearch(Contract):
     backend = "search"
     classes = ["complete", "permutation", "disentangled", "shared"]
 
-    @pytest.mark.parametrize("seed", range(0, N, 4))
+    @pytest.mark.parametrize("seed", tiered(range(0, N, 4), 10))
     def test_stacked_row_codes_count_the_same(self, seed, monkeypatch):
         """The collision check's row codes stacked and ranked (past CODE_BOUND) give the fixed-weight counts."""
         from rscount.counters import search
@@ -595,6 +601,7 @@ class TestSearch(Contract):
         for a, b in itertools.combinations(cells, 2):
             assert (flat[a] == flat[b]) == (functions[a] == functions[b]), (a, b)
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("params, subsample, want", [
         ({"k": 6, "m": 6, "seed": 0}, 0.5, 1), ({"k": 8, "m": 3, "seed": 0}, 0.5, 16),
         ({"k": 6, "m": 3, "seed": 1}, 0.1, 26048)])
@@ -744,6 +751,7 @@ class TestLinear:
         problem = rscount.make_problem(task, map_class=cls, support=support)
         assert rscount.count_problem(problem, "linear").count == rscount.count_problem(problem, "search").count
 
+    @pytest.mark.slow
     def test_mnmath_b1_sum_part(self):
         """The part search and Ganak cannot count in two minutes on 100 vectors; on 1,000 they agree (2)."""
         from rscount.split import split_problem
@@ -796,6 +804,7 @@ class TestProduct:
         task = rscount.task_from_text(["c1 * c2 == c3"], "c1=-1..1,c2=0..2,c3=0..2")
         assert not applies(rscount.make_problem(task, map_class="disentangled", support="1,1,1"))
 
+    @pytest.mark.slow
     def test_mnmath_b1_product_part(self):
         """The part search needs seconds for on 1,000 vectors: 2 zero patterns, 6 maps."""
         from rscount.split import split_problem
@@ -809,6 +818,7 @@ class TestProduct:
         r = rscount.count("mnmath-b1", support="by-label:1000", map_class="disentangled")
         assert r.count == 12 and r.backend == "split(linear+product)"
 
+    @pytest.mark.slow
     def test_gives_up_on_too_many_zero_patterns(self, monkeypatch):
         from rscount.counters import product
         monkeypatch.setattr(product, "MAX_PATTERNS", 1)
@@ -838,12 +848,14 @@ class TestArithmetic:
                 _matches_bruteforce("arithmetic", problem)
         assert met >= 60
 
+    @pytest.mark.slow
     def test_library_tasks_match_other_backends(self):
         for task, support, other in [("mnmath", "by-label:100", "search"), ("mnadd-half", None, "search"),
                                      ("mnadd-evenodd", None, "ganak")]:
             problem = rscount.make_problem(task, support=support)
             assert rscount.count_problem(problem, "arithmetic").count == rscount.count_problem(problem, other).count
 
+    @pytest.mark.slow
     def test_mnmath_b1_complete(self):
         """No method finished this in 60 s before: 24 source assignments of the sum part keep 2 maps each, 8 of
         the product part keep 6 each (48 x 48). The sample keeps each part's sources inside it, so the default
@@ -853,6 +865,7 @@ class TestArithmetic:
         assert r.count == 2304 and r.backend == "split(arithmetic)" and r.exact
         assert rscount.count_problem(problem, "arithmetic").count == 2304
 
+    @pytest.mark.slow
     def test_a_time_out_stays_a_time_out(self):
         """The elimination's limits are reworded for this backend; a time-out keeps its type and words."""
         from rscount.counters.arithmetic import count_complete
@@ -932,6 +945,7 @@ class TestModules:
         assert met >= 40 if twins else met >= 100
         assert swapped >= 30 if twins else True
 
+    @pytest.mark.slow
     def test_joins_match_ganak_on_module_trees(self):
         """Class vectors joined up two-level trees (the Kand-Logic shape) against the same splits counted by
         Ganak (the one-level random modular tasks above are checked against brute force)."""
@@ -979,11 +993,13 @@ class TestModules:
         assert [m.families for m in (top, *top.children)] == [((0, 1),)] * 3
         assert _splits(top) == 12 * 11 * 10 * 9 * 8 * 7 * 6 * 5 * 4 * 3 * 2 // (6 ** 4 * 8)
 
+    @pytest.mark.slow
     def test_small_kand_logic_matches_search(self):
         problem = rscount.make_problem("kand-logic", params={"figures": 2, "primitives": 2}, support="by-label:200")
         got = rscount.count_problem(problem, "modules")
         assert got.count == rscount.count_problem(problem, "search").count == 165888
 
+    @pytest.mark.slow
     def test_kand_logic_by_label_1000(self):
         """No method counted this before. With 1,000 vectors one split of the sources survives (the true one),
         and it keeps exactly the maps that are optimal on every concept vector."""
@@ -992,6 +1008,7 @@ class TestModules:
         assert r.count == rscount.count("kand-logic", support="exhaustive").count == 13436928
         assert any("462 top splits tested, 1 counted by joining" in n for n in r.notes)
 
+    @pytest.mark.slow
     def test_a_time_out_stays_a_time_out(self):
         problem = rscount.make_problem("kand-logic", support="by-label:100")
         with pytest.raises(rscount.CountTimeout, match="^modules timed out"):
@@ -1116,14 +1133,15 @@ class TestClauses:
 
     @pytest.mark.parametrize("order", ["depth first", "layers", "layers image by image"])
     @pytest.mark.parametrize("cls", ["complete", "permutation", "disentangled"])
-    def test_matches_bruteforce(self, cls, order, monkeypatch):
+    @pytest.mark.parametrize("seeds", tiered([range(0, 12), range(12, 120)], 1), ids=["first", "rest"])
+    def test_matches_bruteforce(self, cls, order, seeds, monkeypatch):
         from randomtasks import random_clauses_problem
         from rscount.counters import clauses
         from rscount.counters.clauses import applies
         monkeypatch.setattr(clauses, "FEW_STATES" if order.startswith("layers") else "LAYERED_ROWS", 0)
         if order == "layers image by image":
             monkeypatch.setattr(clauses, "ONE_STEP_PAIRS", 0)
-        for seed in range(120):
+        for seed in seeds:
             problem = random_clauses_problem(seed, cls)
             assert applies(problem), problem.describe()
             want = rscount.count_problem(problem, "bruteforce").count
@@ -1202,6 +1220,7 @@ class TestClauses:
         with pytest.raises(rscount.BackendError, match=r"^clauses: over 1000 partial maps held at once \(2048 rows each\)"):
             rscount.count_problem(problem, "clauses")
 
+    @pytest.mark.slow
     def test_a_give_up_in_the_quick_try_leaves_the_race_to_ganak(self, monkeypatch):
         """The in-process try once let the state cap end the whole count instead of racing Ganak."""
         from rscount.counters import clauses

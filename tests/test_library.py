@@ -102,7 +102,8 @@ def test_dimacs_files_are_deterministic(name):
     assert count_cnf(cnf.nvars, cnf.clauses, cnf.show) == task.space_size
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "knowledge" / "examples").glob("*.yml")))
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if n == 0 else p for n, p in
+                                  enumerate(sorted((ROOT / "knowledge" / "examples").glob("*.yml")))])
 def test_example_configs_count_like_bruteforce_or_ganak(path):
     task = rscount.config.load_config(path)
     fast = rscount.count(task)

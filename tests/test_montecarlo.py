@@ -136,6 +136,7 @@ def test_small_systems_are_checked_solution_by_solution(kind, cls, monkeypatch):
     assert checked >= 20
 
 
+@pytest.mark.slow
 def test_mnmath_b1_forced_sampling_agrees_with_the_exact_count(monkeypatch):
     """1,000 vectors: exact (12 disentangled maps); sampling every system must still bracket it."""
     monkeypatch.setattr(montecarlo, "EXACT_CELLS", 0)
@@ -146,6 +147,7 @@ def test_mnmath_b1_forced_sampling_agrees_with_the_exact_count(monkeypatch):
     assert r.lower <= 12 <= r.upper
 
 
+@pytest.mark.slow
 def test_mnmath_b1_by_label_100_is_estimated():
     """The instance no exact method finishes: the product part is sampled, the sum part stays exact."""
     r = rscount.count("mnmath-b1", support="by-label:100", map_class="disentangled", approx=True)

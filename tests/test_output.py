@@ -74,6 +74,7 @@ def test_binary_support_file_names_the_file(tmp_path, capsys):
     assert str(path) in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_3000_term_xor_parses_flat():
     import rscount
     from rscount.logic import flatten_chains

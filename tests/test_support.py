@@ -111,7 +111,8 @@ def test_label_first_pools_by_pass_or_by_sort(few, monkeypatch):
     assert np.array_equal(S.by_label(task, 50, 3).vectors, _label_first_reference(task, S.grid(task.sizes), 50, 3))
 
 
-@pytest.mark.parametrize("name", ["sdd-oia", "kand-logic", "mnmath", "cle4evr", "mnadd-evenodd"])
+@pytest.mark.parametrize("name", ["kand-logic", "mnmath", "cle4evr", "mnadd-evenodd",
+                                  pytest.param("sdd-oia", marks=pytest.mark.slow)])
 def test_label_first_sample_of_library_tasks_matches_the_plain_draw(name):
     task = rscount.get_task(name)
     assert np.array_equal(S.by_label(task, 300, 1).vectors, _label_first_reference(task, S.grid(task.sizes), 300, 1))

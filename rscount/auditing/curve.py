@@ -57,7 +57,7 @@ def default_sizes(problem: Problem, most: int = 12) -> list:
     """Doubling sizes from 1 up to the space (or 4x the design's support), at most ``most`` of them."""
     top = problem.task.space_size
     if not problem.support.exhaustive:
-        top = min(top, max(4 * len(problem.support), 8))
+        top = min(top, max(4 * problem.support.length, 8))
     sizes, n = [], 1
     while n < top and len(sizes) < most - 1:
         sizes.append(n)

@@ -173,7 +173,7 @@ def _support_pairs(problem: Problem, vec: np.ndarray | None, j: int, i: int) -> 
 def _vectors(problem: Problem) -> np.ndarray:
     if problem.support.listed:
         return problem.support.vectors
-    raise BackendError(f"the support of {problem.task.name} has {len(problem.support)} vectors, too many to list")
+    raise BackendError(f"the support of {problem.task.name} has {problem.support.length} vectors, too many to list")
 
 
 # --- parts ---------------------------------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -
     from ..encoding import encode
     start = time.monotonic()
     rel = _empty(problem)
-    if len(problem.support) > LAZY_ROWS:
+    if problem.support.length > LAZY_ROWS:
         return _lazy(problem, result, rel, seconds)
     try:
         enc = encode(problem, deadline=Deadline(None if seconds is None else seconds / 2, "encoding for the audit"))
@@ -465,10 +465,10 @@ def _some_vectors(problem: Problem, most: int) -> np.ndarray:
     """The support's vectors, or a seeded sample of ``most`` of them where it is larger (pairs realised on a
     sample are realised on the support)."""
     from ..support import grid
-    if problem.support.given is not None and len(problem.support) <= most:
+    if problem.support.given is not None and problem.support.length <= most:
         return problem.support.vectors
     if problem.support.given is not None:
-        rows = np.random.default_rng(0).choice(len(problem.support), most, replace=False)
+        rows = np.random.default_rng(0).choice(problem.support.length, most, replace=False)
         return problem.support.vectors[np.sort(rows)]
     n = problem.task.space_size
     rows = np.arange(n) if n <= most else np.sort(np.random.default_rng(0).choice(n, most, replace=False))

@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps', 'weight']
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from . import (
     search,
     structural,
     valuemaps,
+    weight,
 )
 from . import enumerate as enumerate_
 from .base import Counter, Options
@@ -30,6 +31,7 @@ from .base import Counter, Options
 __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 
 COUNTERS: dict = {
+    "weight": weight.BACKEND,
     "structural": structural.BACKEND,
     "automorphism": automorphism.BACKEND,
     "valuemaps": valuemaps.BACKEND,

@@ -65,7 +65,7 @@ class ClosedForm:
             for i, value in fixed:
                 mask &= grid[:, i] == value
             total *= int(mask.sum()) ** times
-        return Tally(total * n ** (n - len(problem.support)))
+        return Tally(total * n ** (n - problem.support.length))
 
     def enumerate(self, problem, encoding, limit):
         grid, labels = _classes(problem)

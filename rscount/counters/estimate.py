@@ -47,7 +47,7 @@ class EstimateCounter:
             confidence = Confidence(options.epsilon, options.delta, options.seed)
             return _solve(problem, deadline, confidence), confidence
 
-        (total, used), _ = small_first(solve, len(problem.support), self.name, options,
+        (total, used), _ = small_first(solve, problem.support.length, self.name, options,
                                        "raise --timeout or loosen --epsilon / --delta")
         if total is None:
             raise BackendError("estimate: the support's equations have no solution, yet the identity solves them; "

@@ -535,7 +535,7 @@ class LinearCounter:
     def count(self, problem, encoding, options: Options) -> Tally:
         if not self.applies(problem):
             raise BackendError(self.scope)
-        (total, detail), here = small_first(lambda d: self.solve(problem, d), len(problem.support), self.name,
+        (total, detail), here = small_first(lambda d: self.solve(problem, d), problem.support.length, self.name,
                                             options)
         return Tally(total, notes=(self.describe(detail) + (" (in this process)" if here else ""),))
 

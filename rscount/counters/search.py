@@ -916,7 +916,7 @@ class SearchCounter:
         Forking a child and racing Ganak costs more than counting a problem
         of a few dozen vectors, so those are tried here first, unforked.
         """
-        if not self.applies(problem) or len(problem.support) > QUICK_ROWS or _largest_star(problem.task) > QUICK_STAR:
+        if not self.applies(problem) or problem.support.length > QUICK_ROWS or _largest_star(problem.task) > QUICK_STAR:
             return None
         def go(deadline: Deadline) -> tuple:
             search = _Search(problem, deadline, every=8)

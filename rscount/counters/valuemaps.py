@@ -28,8 +28,8 @@ def _why_not(problem) -> str | None:
     maps = number_of_candidates(problem)
     if maps > MAX_MAPS:
         return f"valuemaps: {maps} value-map tuples (over {MAX_MAPS}); use --backend search or ganak"
-    if maps * len(problem.support) > MAX_VECTORS:
-        return (f"valuemaps: {maps} maps x {len(problem.support)} support vectors is over {MAX_VECTORS} "
+    if maps * problem.support.length > MAX_VECTORS:
+        return (f"valuemaps: {maps} maps x {problem.support.length} support vectors is over {MAX_VECTORS} "
                 f"vectors to evaluate")
     return None
 

@@ -92,7 +92,7 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     in_class = None if problem.map_class == "free" else assign is not None
     intended = all(g == p for g, p in pairs)
     covered = sum(1 for g, _ in pairs if g in rows)
-    return LearnedMap(pairs, agreement, covered, len(problem.support), optimal, in_class, intended,
+    return LearnedMap(pairs, agreement, covered, problem.support.length, optimal, in_class, intended,
                       _describe(problem, pairs, assign), int(bad.sum()))
 
 

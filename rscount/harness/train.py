@@ -123,7 +123,7 @@ class TrainReport:
         p, cfg = self.problem, self.config
         lines = [f"task          {p.task.name}",
                  f"model         {cfg.model} ({cfg.extractor} extractor, {cfg.epochs} epochs)",
-                 f"support       {p.support.kind} ({len(p.support)} vectors)",
+                 f"support       {p.support.kind} ({p.support.length} vectors)",
                  f"map class     {p.map_class}",
                  f"supervision   {p.supervision.describe(p.task)}"]
         if self.count is not None:
