@@ -181,6 +181,8 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             gave_up.append(what)
             if timeout is not None:
                 timeout -= time.perf_counter() - tried
+    if not problem.support.listed:
+        problem.support.vectors  # no counter below works without the rows: say so before choosing one
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
     if approx and backend is None:
         plan = plan[-1:]  # the estimate counter, where planned, was tried above
@@ -200,8 +202,8 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             return None
         with lock:
             if "cnf" not in built:
-                built["cnf"] = encode(problem, _encoding_progress(progress, len(problem.support)),
-                                      deadline=Deadline(timeout, f"encoding {len(problem.support)} support vectors",
+                built["cnf"] = encode(problem, _encoding_progress(progress, problem.support.length),
+                                      deadline=Deadline(timeout, f"encoding {problem.support.length} support vectors",
                                                         "raise --timeout or count a smaller support "
                                                         "(--subsample N)"))
             return built["cnf"]

@@ -18,6 +18,7 @@ from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError
 from .export import export_library
+from .limits import memory_limit, time_limit
 from .output import check_output_path
 from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
@@ -191,6 +192,8 @@ def build_train_parser() -> argparse.ArgumentParser:
     m.add_argument("--concept-weight", type=float, default=1.0, help="weight of the concept-supervision loss")
     m.add_argument("--count-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="time for counting the optimal maps (default 120)")
+    m.add_argument("--timeout", type=float, metavar="SECONDS", help="time for the whole run (exit 3 past it)")
+    m.add_argument("--memory-limit", type=int, metavar="MB", help="memory limit (exit 3 when reached)")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--out", metavar="DIR", help="write report.json and confusion matrices (.json, .png)")
@@ -217,12 +220,19 @@ def build_audit_parser() -> argparse.ArgumentParser:
                      help="--curve draws vectors uniformly from the space (default) or label first (rsbench)")
     how.add_argument("--workers", type=int, metavar="N", help="processes for --curve (default: the cores)")
     how.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                     help="time for each design's audit, shared out between its steps (default 60)")
+                     help="time for each design's audit, shared out between its steps (default 60; exit 3 "
+                     "when a design's audit runs past it)")
+    how.add_argument("--memory-limit", type=int, metavar="MB", help="memory limit (exit 3 when reached)")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG")
     add_status_options(out)
     return p
+
+
+def _check_memory(mb: int | None) -> None:
+    if mb is not None and mb <= 0:
+        raise _UsageError("--memory-limit must be a positive number of MB")
 
 
 def _status(args, err, prog: str):
@@ -255,14 +265,18 @@ def _audit(argv: Sequence[str], out, err) -> int:
     seeds = _ints(args.seeds, "--seeds")
     if args.plot:
         check_output_path(args.plot, ("png", "svg"))
+    _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     audits = []
-    for task in _designs(args):
-        problem = api.make_problem(task, map_class=args.map_class, support=args.support, subsample=args.subsample,
-                                   seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
-                                   supervise=args.supervise)
-        audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds, draw=args.draw,
-                                             workers=args.workers, timeout=args.timeout, progress=progress))
+    with memory_limit(args.memory_limit, "the audit"):
+        for task in _designs(args):
+            with time_limit(args.timeout, f"the audit of {task.name}"):
+                problem = api.make_problem(task, map_class=args.map_class, support=args.support,
+                                           subsample=args.subsample, seed=args.seed, support_file=args.support_file,
+                                           concept_sup=args.concept_sup, supervise=args.supervise)
+                audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
+                                                     draw=args.draw, workers=args.workers, timeout=args.timeout,
+                                                     progress=progress))
     shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
     if args.plot:
         if len(audits) == 1:
@@ -302,6 +316,9 @@ def _train(argv: Sequence[str], out, err) -> int:
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
+    if args.timeout is not None and args.timeout <= 0:
+        raise _UsageError("--timeout must be positive")
+    _check_memory(args.memory_limit)
     try:
         from .harness import TrainConfig, run, save
     except ImportError as exc:
@@ -315,9 +332,10 @@ def _train(argv: Sequence[str], out, err) -> int:
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight)
-    report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress)
-    if args.out:
-        save(report, args.out)
+    with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
+        report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress)
+        if args.out:
+            save(report, args.out)
     print(json.dumps(report.to_dict()) if args.json else report, file=out)
     return 0
 
@@ -348,21 +366,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError("--timeout must be positive")
         if not (args.epsilon > 0 and 0 < args.delta < 1):
             raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
-        if args.memory_limit is not None and args.memory_limit <= 0:
-            raise _UsageError("--memory-limit must be a positive number of MB")
+        _check_memory(args.memory_limit)
         progress = _status(args, err, "countrss")
         if args.emit_dimacs:
             check_output_path(args.emit_dimacs)
-        task = _task(args)
-        problem = api.make_problem(task, map_class=args.map_class, support=args.support,
-                                   subsample=args.subsample, seed=args.seed, support_file=args.support_file,
-                                   concept_sup=args.concept_sup, supervise=args.supervise)
-        if args.emit_dimacs:
-            _emit(problem, args.emit_dimacs)
-        result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
-                                   epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
-                                   memory_mb=args.memory_limit, progress=progress)
-        maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
+        with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
+            task = _task(args)
+            problem = api.make_problem(task, map_class=args.map_class, support=args.support,
+                                       subsample=args.subsample, seed=args.seed, support_file=args.support_file,
+                                       concept_sup=args.concept_sup, supervise=args.supervise)
+            if args.emit_dimacs:
+                _emit(problem, args.emit_dimacs)
+            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                       epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
+                                       memory_mb=args.memory_limit, progress=progress)
+            maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
         if args.json:
             data = result.to_dict()
             if args.enumerate is not None:

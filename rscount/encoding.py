@@ -22,6 +22,7 @@ from .result import ConceptMap
 __all__ = ["Encoding", "encode", "CNF_CLASSES"]
 
 CNF_CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
+MAX_ALPHA = 2_000_000  # alpha variables (gt value x predicted value pairs) a CNF may hold
 MAX_CLAUSES = 20_000_000  # about 2-3 GB of Python tuples; the largest suite encoding holds 3 million
 PROBE_ROWS = 32  # support vectors encoded before the size is extrapolated
 
@@ -92,7 +93,15 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
         allowed = [[sigma[i]] for i in range(k)]
     else:
         allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
-    readers = [[i for i in range(k) if j in allowed[i]] for j in range(k)]
+    readers: list = [[] for _ in range(k)]
+    for i in range(k):
+        for j in allowed[i]:
+            readers[j].append(i)
+    problem.support.vectors  # an exhaustive support too large to list says so now, before anything is built
+    n_alpha = sum(sizes[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or rep(j) == j)
+    if n_alpha > MAX_ALPHA:
+        raise BackendError(f"the CNF encoding would need {n_alpha:,} alpha variables (limit {MAX_ALPHA:,}); "
+                           f"use --map-class disentangled or shared, or a counter that needs no CNF")
     circuit = Circuit()
     alpha_keys: dict = {}
 

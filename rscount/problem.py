@@ -52,10 +52,10 @@ def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(
     rows: frozenset = frozenset()
     if concept_sup not in (None, "", 0):
         amount = parse_amount(concept_sup, "--concept-sup") if isinstance(concept_sup, str) else concept_sup
-        n = int(round(amount * len(support))) if isinstance(amount, float) else int(amount)
-        if n > len(support):
-            raise SupportError(f"--concept-sup {concept_sup} asks for {n} vectors; the support has {len(support)}")
-        rows = frozenset(random.Random(seed + 7919).sample(range(len(support)), n))
+        n = int(round(amount * support.length)) if isinstance(amount, float) else int(amount)
+        if n > support.length:
+            raise SupportError(f"--concept-sup {concept_sup} asks for {n} vectors; the support has {support.length}")
+        rows = frozenset(random.Random(seed + 7919).sample(range(support.length), n))
     concepts = []
     for item in supervise or ():
         name, eq, value = str(item).partition("=")
@@ -86,9 +86,9 @@ class Problem:
         if self.support.given is not None and self.support.given.shape[1] != self.task.k:
             raise SupportError(f"support vectors have {self.support.vectors.shape[1]} values; "
                                f"task {self.task.name} has {self.task.k} concepts")
-        bad = [i for i in self.supervision.vectors if not 0 <= i < len(self.support)]
+        bad = [i for i in self.supervision.vectors if not 0 <= i < self.support.length]
         if bad:
-            raise SupportError(f"supervised row {bad[0]} is outside the support of {len(self.support)} vectors")
+            raise SupportError(f"supervised row {bad[0]} is outside the support of {self.support.length} vectors")
 
     @cached_property
     def labels(self) -> np.ndarray:
@@ -106,5 +106,5 @@ class Problem:
         return self.task.group_of(i)[0] if self.map_class == "shared" else i
 
     def describe(self) -> str:
-        return (f"{self.task.name}, support {self.support.kind} ({len(self.support)} vectors), "
+        return (f"{self.task.name}, support {self.support.kind} ({self.support.length} vectors), "
                 f"class {self.map_class}, supervision {self.supervision.describe(self.task)}")

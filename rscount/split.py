@@ -264,7 +264,7 @@ def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = Fal
             out.append(Problem(sub, exhaustive(sub), problem.map_class, Supervision(concepts=concepts)))
             continue
         support, rows = _project(problem.support, cs, problem.supervision.vectors)
-        if not rows and len(support) == sub.space_size:  # the projection holds every vector: counters see that
+        if not rows and support.length == sub.space_size:  # the projection holds every vector: counters see that
             support = dataclasses.replace(exhaustive(sub), kind=f"{support.kind}, every vector")
         out.append(Problem(sub, support, problem.map_class, Supervision(rows, concepts)))
     return out

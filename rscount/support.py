@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .result import format_count
 from .errors import SupportError
 from .lazy import cached_property
 from .spec import vectors_from_values
@@ -65,7 +66,8 @@ class Support:
     @property
     def vectors(self) -> np.ndarray:
         if not self.listed:
-            raise SupportError(f"the exhaustive support has {self.size} vectors (limit {MAX_EXHAUSTIVE} "
+            raise SupportError(f"the exhaustive support has {format_count(self.size).split(' (')[0]} vectors "
+                               f"(limit {MAX_EXHAUSTIVE:,} "
                                f"to list); use --subsample, --support by-label:N or an explicit support")
         return self.data
 
@@ -199,13 +201,28 @@ def _how_many(amount, total: int, what: str) -> int:
 def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) -> Support:
     """Return a seeded sample (fraction or count) of ``base`` (default: exhaustive)."""
     amount = parse_amount(amount, "--subsample") if isinstance(amount, str) else amount
-    total = len(base) if base is not None else task.space_size
+    total = base.length if base is not None else task.space_size
     n = _how_many(amount, total, "--subsample")
     if n == 0:
         raise SupportError(f"--subsample {amount} keeps no vector of {total}; ask for at least one")
+    if total >= 1 << 62:  # past int64 (and random.sample): distinct draws, as rows of digits
+        rng, drawn = random.Random(seed), set()
+        while len(drawn) < n:
+            drawn.add(rng.randrange(total))
+        return Support(np.array([_digits(p, task.sizes) for p in sorted(drawn)], dtype=np.int64),
+                       f"subsample {n}/{format_count(total).split(' (')[0]} (seed {seed})")
     picks = np.array(sorted(random.Random(seed).sample(range(total), n)), dtype=np.int64)
     vectors = base.vectors[picks] if base is not None else grid(task.sizes, picks)
     return Support(vectors, f"subsample {n}/{total} (seed {seed})")
+
+
+def _digits(code: int, sizes: tuple) -> list:
+    """The vector at position ``code`` of the grid (first concept slowest), for codes past int64."""
+    out = []
+    for n in reversed(sizes):
+        code, d = divmod(code, n)
+        out.append(d)
+    return out[::-1]
 
 
 def by_label(task: Task, n: int, seed: int = 0) -> Support:

@@ -14,6 +14,7 @@ import random
 import numpy as np
 
 from .circuit import Circuit
+from .errors import BackendError
 from .problem import Problem
 from .support import grid
 from .task import Task
@@ -25,16 +26,23 @@ PROBES, PROBES_ABOVE = 64, 1 << 12  # random concept vectors a swap is first tri
 SAMPLE = 1 << 11  # prefix cells checked per axis before the last
 
 
-def partition(k: int, same) -> list:
-    """Partition 0..k-1 by the equivalence ``same(i, j)`` (tested against one member per block)."""
+def partition(k: int, same, key=None) -> list:
+    """Partition 0..k-1 by the equivalence ``same(i, j)`` (tested against one member per block).
+
+    ``key[i]``, where given, is equal for any two members of a block: only
+    blocks with i's key are tried.
+    """
     blocks: list = []
+    by_key: dict = {}
     for i in range(k):
-        for block in blocks:
+        for block in by_key.setdefault(None if key is None else key[i], []):
             if same(block[0], i):
                 block.append(i)
                 break
         else:
-            blocks.append([i])
+            block = [i]
+            blocks.append(block)
+            by_key[None if key is None else key[i]].append(block)
     return [tuple(b) for b in blocks]
 
 
@@ -54,9 +62,18 @@ def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
         probe = np.array([[rng.randrange(n) for n in task.sizes] for _ in range(PROBES)], dtype=np.int64)
         seen = task.evaluate(probe)
 
+    sig = _signatures(task)
+    nodes = _size(task)
+    checks = [0]
+
     def same(i: int, j: int) -> bool:
-        if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain:
+        if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain or sig[i] != sig[j]:
             return False
+        checks[0] += 1
+        if checks[0] * nodes > MAX_PAIR_WORK:
+            raise BackendError(f"finding which of the {task.k} concepts the knowledge can swap would take over "
+                               f"{checks[0]} pairwise checks of a {nodes}-operator knowledge; count a smaller task "
+                               f"or give the symmetric parts as one chain")
         if probe is not None:
             swapped = probe.copy()
             swapped[:, [i, j]] = probe[:, [j, i]]
@@ -65,7 +82,55 @@ def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
         if table is not None:
             return bool(np.array_equal(np.swapaxes(table, i, j), table))
         return _swap_invariant(task, i, j)
-    return partition(task.k, same)
+    return partition(task.k, same, key=sig)
+
+
+MAX_PAIR_WORK = 2_000_000  # pairwise swap checks x operators of the knowledge (about 10 s of probing)
+
+
+def _size(task: Task) -> int:
+    """Operators and leaves over all labels (shared subexpressions once)."""
+    seen, stack = set(), [label.expr for label in task.labels]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(getattr(node, "args", ()))
+    return len(seen)
+
+
+SIGNATURE_CELLS = 1 << 22  # evaluated cells (vectors x concepts) past which concepts get no signature
+
+
+def _signatures(task: Task) -> list:
+    """A label fingerprint per concept that any two swappable concepts share.
+
+    Concept i's fingerprint lists the labels of the vectors with every concept
+    at value u except i at value v (for each u, v of its domain): swapping i
+    and j maps those vectors onto j's, so swappable concepts agree on all of
+    them. Comparing fingerprints first spares the pairwise checks of concepts
+    that differ (a 1000-concept knowledge has 500,000 pairs).
+    """
+    k = task.k
+    width = max(task.sizes)
+    if k * width * width * k > SIGNATURE_CELLS:
+        width = min(width, 2)
+    if k * width * width * k > SIGNATURE_CELLS:
+        return [0] * k
+    rows, owner = [], []
+    for i, n in enumerate(task.sizes):
+        for u in range(min(width, n)):
+            for v in range(min(width, n)):
+                row = np.array([min(u, m - 1) for m in task.sizes], dtype=np.int64)
+                row[i] = v
+                rows.append(row)
+                owner.append(i)
+    labels = task.evaluate(np.array(rows))
+    out: list = [[] for _ in range(k)]
+    for i, lab in zip(owner, labels.tolist()):
+        out[i].append(tuple(lab))
+    return [hash(tuple(x)) for x in out]
 
 
 def _swap_invariant(task: Task, i: int, j: int) -> bool:

@@ -82,6 +82,9 @@ def _check_cancelled(backend: str) -> None:
         raise Cancelled(f"{backend} stopped: another backend finished first")
 
 
+JOIN_SECONDS = 0.5  # how long a finished race waits for each loser to stop
+
+
 def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
     """Run ``(name, fn)`` entries at once, each in a thread (their native work forks); first success wins.
 
@@ -128,8 +131,8 @@ def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
         for event in events.values():
             event.set()
         wake.set()
-        for t in threads:
-            t.join()
+        for t in threads:  # a loser busy in a step that checks no deadline is left behind (daemon threads)
+            t.join(timeout=JOIN_SECONDS)
     timeouts = [e for e in errors.values() if isinstance(e, CountTimeout)]
     if timeouts or len(errors) == 1 or not all(isinstance(e, BackendError) for e in errors.values()):
         raise (timeouts or list(errors.values()))[-1]

@@ -108,7 +108,10 @@ class Structural:
         """Whether the symmetry leaves few enough blocks to count one by one."""
         if problem.map_class not in ("complete", "permutation"):
             return False
-        gt, pred = plan(problem)
+        try:
+            gt, pred = plan(problem)
+        except BackendError:  # too many concepts to find the symmetries of
+            return False
         return number_of_cosets(gt, pred) <= MAX_COSETS
 
     def count(self, problem, encoding, options: Options) -> Tally:
