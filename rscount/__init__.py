@@ -7,6 +7,7 @@
 ('d1=4',)
 """
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
+from .auditing import Audit, Comparison, audit, compare
 from .counters import COUNTERS, get_counter
 from .encoding import Encoding, encode
 from .errors import (
@@ -26,7 +27,6 @@ from .spec import load_spec, task_from_spec, task_from_text
 from .support import Support
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
-from .auditing import Audit, Comparison, audit, compare
 
 __version__ = "0.1.0"
 

@@ -181,7 +181,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
             gave_up.append(what)
             if timeout is not None:
                 timeout -= time.perf_counter() - tried
-    if not problem.support.listed:
+    if backend is None and not problem.support.listed:
         problem.support.vectors  # no counter below works without the rows: say so before choosing one
     plan = (backend,) if backend else choose_backends(problem, exact, approx)
     if approx and backend is None:

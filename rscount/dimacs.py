@@ -7,6 +7,7 @@ from typing import Iterable
 
 from .errors import DimacsError
 from .output import write_atomic
+from .textfiles import read_text
 
 __all__ = ["Cnf", "read_dimacs", "parse_dimacs", "format_dimacs", "write_atomic", "task_from_cnf"]
 
@@ -79,11 +80,7 @@ def _ints(tokens, source, lineno, allow_zero=False) -> list:
 
 def read_dimacs(path: str | Path) -> Cnf:
     path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DimacsError(f"cannot read DIMACS file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_dimacs(text, str(path))
+    return parse_dimacs(read_text(path, "DIMACS file", DimacsError), str(path))
 
 
 def format_dimacs(nvars: int, clauses: Iterable, show: Iterable[int] | None = None,

@@ -230,9 +230,11 @@ class _Builder:
         return parts[0] if len(parts) == 1 else Op("and", tuple(parts))
 
     def _Call(self, node: ast.Call) -> Expr:
-        if not isinstance(node.func, ast.Name) or node.func.id not in _CALLS:
-            name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)[:40]
-            raise self.fail(node, f"unknown function {name!r} (known: {', '.join(sorted(_CALLS))})")
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node, f"only named functions can be called, not {type(node.func).__name__.lower()} "
+                                  f"expressions (known: {', '.join(sorted(_CALLS))})")
+        if node.func.id not in _CALLS:
+            raise self.fail(node, f"unknown function {node.func.id!r} (known: {', '.join(sorted(_CALLS))})")
         if node.keywords:
             raise self.fail(node, f"keyword arguments are not allowed in {node.func.id}()")
         op, lo, hi = _CALLS[node.func.id]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["write_atomic", "check_output_path"]
+__all__ = ["write_atomic", "write_figure", "make_folder", "check_output_path"]
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:
@@ -71,3 +71,22 @@ def check_output_path(path: str | Path, suffixes: tuple = ()) -> None:
         raise OutputError(f"cannot write {str(path)!r}: it is a folder; name a file")
     if suffixes and path.suffix.lstrip(".").lower() not in suffixes:
         raise OutputError(f"cannot write {str(path)!r}: name a {' or '.join('.' + s for s in suffixes)} file")
+
+
+def write_figure(fig, path: str | Path, dpi: int = 120) -> None:
+    """Save a matplotlib figure as PNG or SVG (by suffix) through :func:`write_atomic`."""
+    check_output_path(path, ("png", "svg"))
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower(), dpi=dpi)
+    write_atomic(path, buf.getvalue())
+
+
+def make_folder(path: str | Path) -> Path:
+    """Create the output folder ``path`` (and its parents) or raise OutputError saying why not."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create folder {str(path)!r}: {exc.strerror or exc}") from None
+    return path

@@ -23,6 +23,7 @@ import numpy as np
 from .errors import KnowledgeError, SupportError, TaskError
 from .logic import Const, Op, Var, free_names, parse
 from .task import Concept, Label, Task
+from .textfiles import read_text
 
 __all__ = ["task_from_spec", "load_spec", "parse_domain", "parse_concepts", "task_from_text",
            "vectors_from_values", "SPEC_FIELDS"]
@@ -115,10 +116,7 @@ def parse_concepts(spec: Any) -> tuple:
 def load_spec(path: str | Path, what: str = "spec file") -> dict:
     """Read a spec file (YAML or JSON) as data; nothing in it is executed."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise TaskError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    text = read_text(path, what, TaskError)
     try:
         if path.suffix == ".json":
             data = json.loads(text)

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .result import format_count
 from .errors import SupportError
 from .lazy import cached_property
+from .result import format_count
 from .spec import vectors_from_values
 from .task import Task
+from .textfiles import read_text
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
            "parse_amount", "grid", "MAX_EXHAUSTIVE"]
@@ -327,15 +328,7 @@ def explicit(task: Task, text: str) -> Support:
 def from_file(task: Task, path: str | Path) -> Support:
     """Read vectors from a CSV file (one per line, optional header of concept names) or a JSON list."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SupportError(f"cannot read support file {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise SupportError(f"support file {str(path)!r} is not UTF-8 text (byte {exc.start}); give a CSV or "
-                           f"JSON file") from None
-    if "\x00" in text:
-        raise SupportError(f"support file {str(path)!r} holds binary data; give a CSV or JSON file")
+    text = read_text(path, "support file", SupportError)
     if path.suffix == ".json" or text.lstrip().startswith("["):
         try:
             rows = json.loads(text)

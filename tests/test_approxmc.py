@@ -2,10 +2,10 @@
 from importlib.metadata import version
 
 import pytest
+from randomtasks import random_problem
 
 import rscount
 from rscount.counters.approxmc import VERIFIED, count_cnf
-from randomtasks import random_problem
 
 
 def test_pinned_version_is_verified():

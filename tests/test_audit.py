@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
-from tiers import tiered
 from randomtasks import random_problem
+from tiers import tiered
 
 import rscount
 from rscount.auditing import audit, compare, confusion, data_curve

@@ -3,11 +3,11 @@ import math
 
 import numpy as np
 import pytest
+from randomtasks import random_problem
+from tiers import tiered
 
 import rscount
 from rscount.counters.base import Deadline
-from randomtasks import random_problem
-from tiers import tiered
 
 N = 200
 CNF_CLASSES = ["free", "complete", "permutation", "disentangled", "shared"]
@@ -59,7 +59,7 @@ class TestEnumerate(Contract):
 
     @pytest.mark.parametrize("seed", range(20))
     def test_maps_are_optimal_and_distinct(self, seed):
-        from rscount.counters.bruteforce import label_table, optimal, _rows
+        from rscount.counters.bruteforce import _rows, label_table, optimal
         problem, expected = oracle(seed, "complete")
         result = rscount.count_problem(problem, "enumerate")
         maps = list(result.maps(None))
@@ -96,6 +96,7 @@ class TestMapsOnSamples:
     def test_a_hard_solve_stops_at_the_deadline(self):
         """No SAT solver here finds a model of Kand-Logic's complete CNF on 100 vectors in minutes."""
         import time
+
         from rscount.counters.base import Deadline
         from rscount.counters.enumerate import models
         from rscount.encoding import encode
@@ -147,6 +148,7 @@ def test_structural_closed_forms(k):
 
 def test_structural_double_cosets_cover_all_permutations():
     import math
+
     from rscount.counters.structural import cosets
     for gt, pred in [([(0, 1), (2,), (3, 4)], [(0,), (1, 2, 3), (4,)]), ([(0, 1, 2, 3)], [(0, 1), (2, 3)])]:
         reps = list(cosets(gt, pred))
@@ -210,8 +212,9 @@ def test_shared_without_groups_is_counted_as_disentangled(seed):
 
 
 def test_race_stops_the_loser_and_its_child():
-    import time
     import multiprocessing as mp
+    import time
+
     from rscount.counters.base import race, run_isolated
     start = time.monotonic()
     name, value, lost = race([("slow", lambda: run_isolated(lambda: time.sleep(60), "slow")),
@@ -226,6 +229,7 @@ def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
     """A racer's child reads task properties that the other racer may be computing at fork time."""
     import threading
     import time
+
     from rscount.counters.base import run_isolated
     from rscount.lazy import cached_property
 
@@ -250,6 +254,7 @@ def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
 def test_race_head_start_runs_the_others_only_when_needed():
     """With a head start the later entries never run if the first wins in time, and start at once if it fails."""
     import time
+
     from rscount.counters.base import race
     ran = []
 
@@ -311,9 +316,11 @@ def test_a_timeout_after_a_structural_counter_gave_up_says_so():
 @pytest.mark.parametrize("name", ["xor4", "cle4evr", "mnadd-half", "mnlogic-random", "kand-logic", "random"])
 def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
     """Blocks proved on the label table, by SAT, and with (almost) no random probes first, agree."""
-    from randomtasks import random_categorical_task
-    from rscount import symmetry
     import random
+
+    from randomtasks import random_categorical_task
+
+    from rscount import symmetry
     tasks = ([random_categorical_task(random.Random(seed)) for seed in range(30)] if name == "random"
              else [rscount.get_task(name)])
     for task in tasks:
@@ -332,6 +339,7 @@ def test_symmetry_by_sat_agrees_with_enumeration(name, monkeypatch):
 def test_value_symmetries_are_every_label_keeping_permutation(seed, sample, monkeypatch):
     """The group found axis by axis (a sampled prefix check, a full last check) equals a walk over all tuples."""
     import itertools
+
     from rscount import symmetry
     monkeypatch.setattr(symmetry, "SAMPLE", sample)
     rng = np.random.default_rng(seed)
@@ -363,7 +371,9 @@ def test_value_symmetries_of_library_knowledge():
 @pytest.mark.parametrize("seed", tiered(range(60), 15))
 def test_quantified_exhaustive_path_matches_per_vector_encoding(seed):
     import random
+
     from randomtasks import random_cnf_task
+
     from rscount.counters import sdd
     rng = random.Random(seed)
     task = random_cnf_task(rng, rng.randint(2, 5))
@@ -432,6 +442,7 @@ class TestAutomorphism:
     @pytest.mark.parametrize("seed", range(60))
     def test_group_order_equals_full_walk(self, seed):
         from randomtasks import random_exhaustive_problem
+
         from rscount.counters.automorphism import count_bijections
         from rscount.counters.base import Deadline
         for cls in ["complete", "disentangled", "shared"]:
@@ -447,6 +458,7 @@ class TestAutomorphism:
     def test_search_order_scores_one_member_per_symmetric_block(self, seed):
         """Scoring the first unused member of each block of swappable concepts picks the order scoring all does."""
         from randomtasks import random_exhaustive_problem
+
         from rscount.counters.automorphism import _distinct, _Search, interchangeable
         from rscount.counters.base import Deadline
         from rscount.quotient import quotient
@@ -508,6 +520,7 @@ class TestAutomorphism:
     @pytest.mark.parametrize("seed", range(80))
     def test_shared_groups_across_label_parts(self, seed):
         from randomtasks import random_crossing_shared_problem
+
         from rscount.split import split_shared
         problem = random_crossing_shared_problem(seed)
         want = rscount.count_problem(problem, "bruteforce").count
@@ -524,6 +537,7 @@ class TestAutomorphism:
     @pytest.mark.parametrize("seed", range(40))
     def test_lists_the_maps_sat_enumeration_lists(self, seed):
         from randomtasks import random_exhaustive_problem
+
         from rscount.counters import COUNTERS
         for cls in ["complete", "disentangled", "shared"]:
             problem = random_exhaustive_problem(seed, cls)
@@ -561,6 +575,7 @@ class TestSearch(Contract):
                                                   ((3, 2), (2, 2)), ((4,), (3,)), ((2, 3, 2, 3), (3, 3, 2, 2))])
     def test_bijection_weight(self, targets, sources):
         import itertools
+
         from rscount.counters.search import bijection_weight
         want = sum(math.prod(t ** sources[p[n]] for n, t in enumerate(targets))
                    for p in itertools.permutations(range(len(sources))))
@@ -582,6 +597,7 @@ class TestSearch(Contract):
     def test_residual_ids_name_functions(self, seed):
         """Two star cells share an id exactly when every completion of their unknowns gives the same label."""
         import itertools
+
         from rscount.counters.search import _residual_ids
         rng = np.random.default_rng(seed)
         sizes = tuple(int(x) for x in rng.integers(2, 4, size=3))
@@ -838,6 +854,7 @@ class TestArithmetic:
     @pytest.mark.parametrize("cls", ["complete", "permutation"])
     def test_matches_bruteforce(self, kind, cls):
         import randomtasks
+
         from rscount.counters.arithmetic import applies
         make = getattr(randomtasks, f"random_{kind}_problem")
         met = 0
@@ -933,6 +950,7 @@ class TestModules:
     def test_matches_bruteforce(self, twins):
         """Random modular tasks; ``twins`` have sibling modules the knowledge can swap (counted once per orbit)."""
         from randomtasks import random_modular_problem
+
         from rscount.counters.modules import _tree, _walk, applies
         met = swapped = 0
         for seed in range(80 if twins else 100):
@@ -950,6 +968,7 @@ class TestModules:
         """Class vectors joined up two-level trees (the Kand-Logic shape) against the same splits counted by
         Ganak (the one-level random modular tasks above are checked against brute force)."""
         from randomtasks import random_module_tree_problem
+
         from rscount.counters.base import Deadline
         from rscount.counters.modules import _tree, applies, count_modules, joinable
         checked = deep = 0
@@ -1046,6 +1065,7 @@ class TestSampledSplit:
     @pytest.mark.parametrize("seed", range(4))
     def test_matches_bruteforce(self, n, cls, seed):
         import random
+
         from rscount.split import split_problem
         from rscount.support import grid
         labels, concepts = self.TASKS[n]
@@ -1073,6 +1093,7 @@ class TestSampledSplit:
         """Complete maps split on a sample only where the sample keeps every part's sources inside it; large
         samples often do, small ones rarely."""
         import random
+
         from rscount.split import split_problem
         from rscount.support import grid
         labels, concepts = self.TASKS[n]
@@ -1095,6 +1116,7 @@ class TestSampledSplit:
     def test_rigid_parts(self):
         """A part is rigid when only its own concepts tell its labels apart on the rows."""
         import numpy as np
+
         from rscount.split import _rigid
         from rscount.support import grid, row_codes
         G = grid((2, 2, 2, 2))
@@ -1136,6 +1158,7 @@ class TestClauses:
     @pytest.mark.parametrize("seeds", tiered([range(0, 12), range(12, 120)], 1), ids=["first", "rest"])
     def test_matches_bruteforce(self, cls, order, seeds, monkeypatch):
         from randomtasks import random_clauses_problem
+
         from rscount.counters import clauses
         from rscount.counters.clauses import applies
         monkeypatch.setattr(clauses, "FEW_STATES" if order.startswith("layers") else "LAYERED_ROWS", 0)
@@ -1152,6 +1175,7 @@ class TestClauses:
         """65-256 rows: the layers keep row sets in several 64-bit words; brute force (disentangled) and depth
         first (complete, its row sets one Python integer) must agree."""
         import random
+
         from rscount.counters import clauses
         rng = random.Random(seed)
         names = [f"x{i}" for i in range(1, 9)]

@@ -1,12 +1,12 @@
 """DIMACS: emitted encodings counted by an independent projected counter, and bad files."""
 
 import pytest
+from randomtasks import random_problem
 
 import rscount
 from rscount.cli import main
-from rscount.errors import DimacsError
 from rscount.dimacs import parse_dimacs
-from randomtasks import random_problem
+from rscount.errors import DimacsError
 
 
 def independent_projected_count(text: str) -> int:

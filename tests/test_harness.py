@@ -9,6 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 
+from randomtasks import random_problem  # noqa: E402
+
 import rscount  # noqa: E402
 from rscount.cli import main  # noqa: E402
 from rscount.counters.bruteforce import candidates, label_table, optimal  # noqa: E402
@@ -17,8 +19,6 @@ from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
 from rscount.harness.metrics import collapse, macro_f1  # noqa: E402
 from rscount.harness.probabilistic import CompiledCircuit, Enumeration  # noqa: E402
 from rscount.support import grid as _grid  # noqa: E402
-
-from randomtasks import random_problem  # noqa: E402
 
 
 def _random_logps(task, batch, gen):

@@ -11,9 +11,22 @@ from typing import Callable, Optional, Sequence
 
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
-from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
+from .fixes import (
+    DataFix,
+    SupervisionFix,
+    class_counts,
+    data_fix,
+    label_subsets,
+    supervision_fix,
+)
 from .maps import list_maps
-from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion, independent_parts
+from .relation import (
+    LIST_LIMIT,
+    ConceptRelation,
+    Relation,
+    confusion,
+    independent_parts,
+)
 from .report import Audit, Comparison
 
 __all__ = ["draw_count", "audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import html
-import io
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..output import write_figure
 from ..result import CountResult, format_count
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
@@ -174,14 +174,7 @@ class Audit:
 
 def save_figure(fig, path) -> None:
     """Save a matplotlib figure as PNG or SVG (by suffix) with no partial file on failure."""
-    from ..dimacs import write_atomic
-    from ..errors import SupportError
-    suffix = str(path).rsplit(".", 1)[-1].lower()
-    if suffix not in ("png", "svg"):
-        raise SupportError(f"cannot plot to {str(path)!r}: name a .png or .svg file")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=suffix, dpi=120)
-    write_atomic(path, buf.getvalue())
+    write_figure(fig, path)
 
 
 def _text(value) -> str:

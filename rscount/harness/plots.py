@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ..output import write_figure
+
 __all__ = ["confusion_figure"]
 
 
@@ -41,5 +43,5 @@ def confusion_figure(task, seed_result, path: str | Path, predicted=None) -> Non
     verdict = seed_result.learned.verdict if seed_result.learned else ""
     fig.suptitle(f"{task.name}, seed {seed_result.seed}: {verdict}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,7 @@ import torch
 
 from ..api import count_problem
 from ..errors import RscountError
+from ..output import make_folder, write_atomic
 from ..problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, learned_map
@@ -258,27 +257,23 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
 def save(report: TrainReport, folder: str | Path) -> list:
     """Write report.json, per-seed confusion data (.json) and figures (.png) into ``folder``.
 
-    Files are written to a scratch folder first and moved in at the end, so a
-    failure leaves no partial output.
+    Each file is written whole or not at all (:func:`rscount.output.write_atomic`);
+    report.json comes last, so its presence means the folder is complete.
     """
     from .plots import confusion_figure
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".partial-") as scratch:
-        tmp = Path(scratch)
-        (tmp / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=_plain))
-        for s in report.seeds:
-            if s.concepts is None:
-                continue
-            stem = f"confusion-seed{s.seed}"
-            data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
-            (tmp / f"{stem}.json").write_text(json.dumps(data))
-            confusion_figure(report.problem.task, s, tmp / f"{stem}.png", report.predicted)
-        names = sorted(p.name for p in tmp.iterdir())
-        for name in names:
-            os.replace(tmp / name, folder / name)
-    return [folder / name for name in names]
+    folder = make_folder(folder)
+    written = []
+    for s in report.seeds:
+        if s.concepts is None:
+            continue
+        stem = f"confusion-seed{s.seed}"
+        data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
+        write_atomic(folder / f"{stem}.json", json.dumps(data))
+        confusion_figure(report.problem.task, s, folder / f"{stem}.png", report.predicted)
+        written += [folder / f"{stem}.json", folder / f"{stem}.png"]
+    write_atomic(folder / "report.json", json.dumps(report.to_dict(), indent=1, default=_plain))  # last: complete
+    return sorted(written + [folder / "report.json"])
 
 
 def _plain(value):

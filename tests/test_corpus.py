@@ -1,0 +1,70 @@
+"""Every case of tests/corpus/cli.txt, run as a user runs the command line: exit status, one line, no traceback,
+nothing left behind."""
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rscount.cli import main
+
+CORPUS = Path(__file__).parent / "corpus" / "cli.txt"
+
+
+def _cases() -> list:
+    out = []
+    for n, line in enumerate(CORPUS.read_text().splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        head, fragment, args = (part.strip() for part in line.split(" | ", 2))
+        words = head.split()
+        marks = [pytest.mark.slow] if "slow" in words else []
+        out.append(pytest.param(int(words[-1]), fragment, args, "proc" in words, id=f"line{n}", marks=marks))
+    return out
+
+
+def _files(tmp: Path) -> None:
+    """The inputs the corpus names under {tmp}."""
+    (tmp / "out").mkdir()
+    (tmp / "bad.cnf").write_text("p cnf 2 1\n1 5 0\n")
+    (tmp / "no-header.cnf").write_text("1 2 0\n")
+    (tmp / "binary.csv").write_bytes(bytes(range(256)) * 4)
+    (tmp / "empty.csv").write_text("")
+    (tmp / "good.csv").write_text("1,1,1\n")
+    (tmp / "contradictory.yaml").write_text(
+        "concepts: {a: bool, b: bool}\nrelation:\n  labels: {y: bool}\n  constraints: ['y >> a', 'y']\n")
+    (tmp / "nondeterministic.yaml").write_text(
+        "concepts: {a: bool, b: bool}\nrelation:\n  labels: {y: bool}\n  constraints: ['y >> (a | b)']\n")
+    (tmp / "python-tag.yaml").write_text("concepts: !!python/object/apply:os.system ['true']\nlabels: [a]\n")
+    (tmp / "bad-field.yml").write_text("n_digits: 2\nnot_a_field: 3\n")
+    (tmp / "xor3000.yaml").write_text(
+        "name: xor3000\nconcepts: [" + ", ".join(f"x{i}" for i in range(3000)) + "]\n"
+        "labels: ['" + " ^ ".join(f"x{i}" for i in range(3000)) + "']\n")
+    (tmp / "mixed200.yaml").write_text(
+        "name: mixed\nconcepts: [" + ", ".join(f"x{i}" for i in range(200)) + "]\n"
+        "labels: ['" + " ^ ".join(f"(x{i} & x{i + 1})" if i % 2 == 0 else f"x{i}" for i in range(200)) + "']\n")
+
+
+@pytest.mark.parametrize("status, fragment, args, child", _cases())
+def test_cli_case(status, fragment, args, child, tmp_path, capsys):
+    _files(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    argv = shlex.split(args.replace("{tmp}", str(tmp_path)).replace("{out}", str(tmp_path / "out")))
+    if child:
+        proc = subprocess.run([sys.executable, "-m", "rscount.cli", *argv], capture_output=True, text=True,
+                              timeout=300)
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    else:
+        code = main(argv)
+        captured = capsys.readouterr()
+        out, err = captured.out, captured.err
+    assert code == status, (args, err[-2000:])
+    assert "Traceback" not in err, err
+    if status == 0:
+        assert fragment in out, out[-2000:]
+    else:
+        assert fragment in err and err.count("\n") == 1 and err.startswith("countrss"), err
+    assert sorted(tmp_path.rglob("*")) == before  # no partial output, no temporary file
