@@ -19,7 +19,7 @@ from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError
 from .export import export_library
 from .limits import memory_limit, time_limit
-from .output import check_output_path
+from .output import check_output_folder, check_output_path
 from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
@@ -319,6 +319,8 @@ def _train(argv: Sequence[str], out, err) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise _UsageError("--timeout must be positive")
     _check_memory(args.memory_limit)
+    if args.out:
+        check_output_folder(args.out)
     try:
         from .harness import TrainConfig, run, save
     except ImportError as exc:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["write_atomic", "write_figure", "make_folder", "check_output_path"]
+__all__ = ["write_atomic", "write_figure", "make_folder", "check_output_path", "check_output_folder"]
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:
@@ -80,6 +80,16 @@ def write_figure(fig, path: str | Path, dpi: int = 120) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower(), dpi=dpi)
     write_atomic(path, buf.getvalue())
+
+
+def check_output_folder(path: str | Path) -> None:
+    """Refuse an output folder before any work: a file in its place, or a parent that is a file."""
+    path = Path(path)
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise OutputError(f"cannot write into {str(path)!r}: {str(p)!r} is a file; name a folder")
+            return
 
 
 def make_folder(path: str | Path) -> Path:
