@@ -510,11 +510,9 @@ def count_solved(domain: list, free: list, constraints: list, deadline: Deadline
 
 
 def solver(confidence=None):
-    """:func:`count_system`, or with a :class:`montecarlo.Confidence` its estimating twin."""
-    if confidence is None:
-        return count_system
-    from .montecarlo import estimate_system  # it builds on this module
-    return lambda system, deadline: estimate_system(system, deadline, confidence)
+    """:func:`count_system`, or the estimating twin that a :class:`montecarlo.Confidence` carries (this module
+    stays below the sampler, which builds on it)."""
+    return count_system if confidence is None else confidence.solve
 
 
 class LinearCounter:

@@ -88,6 +88,10 @@ class Confidence:
         self.estimates += 1
         return self.delta * 6 / (math.pi ** 2 * self.estimates ** 2)
 
+    def solve(self, system, deadline: Deadline) -> tuple:
+        """The estimating twin of :func:`linear.count_system` under this confidence."""
+        return estimate_system(system, deadline, self)
+
 
 def stopping_rule(draw, epsilon: float, delta: float, deadline: Deadline) -> tuple:
     """(estimate of the mean, draws) of 0/1 outcomes from ``draw(n)`` (an array of n), within a factor
