@@ -9,6 +9,7 @@
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .auditing import Audit, Comparison, audit, compare
 from .counters import COUNTERS, get_counter
+from .dispatch import Plan, Step, plan
 from .encoding import Encoding, encode
 from .errors import (
                      BackendError,
@@ -31,7 +32,7 @@ from .tasks import get_task, task_names
 __version__ = "0.1.0"
 
 __all__ = [
-    "count", "count_problem", "make_problem", "choose_backend", "resolve_task",
+    "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",
     "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "Support", "Concept", "Label", "Task", "get_task", "task_names",

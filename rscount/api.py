@@ -21,12 +21,13 @@ from .encoding import encode
 from .errors import BackendError, CountTimeout, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally, format_count
-from .split import split_problem, split_shared
+from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .support import Support
 from .task import Task
 from .tasks import get_task
 
-__all__ = ["count", "make_problem", "count_problem", "choose_backend", "choose_backends", "resolve_task"]
+__all__ = ["count", "make_problem", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
+           "resolve_task"]
 
 
 def resolve_task(task: str | Task, params: dict | None = None) -> Task:
@@ -70,130 +71,76 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     return Problem(task, base, map_class, supervision)
 
 
-WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
-HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
-
-
-def _check_mode(exact: bool | None, approx: bool) -> None:
-    if exact and approx:
-        raise EncodingError("--exact and --approx exclude each other; pick one")
-
-
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
-    """Return the backends to try in order: for approx the estimate counter where it applies (exact parts stay
-    exact; ApproxMC if it gives up) else ApproxMC (:func:`count_problem` first tries an exact count by symmetry
-    where it applies), else the exact ones that fit.
-
-    Where two fit, :func:`count_problem` runs them side by side and keeps the
-    first answer: on a listed sampled support the clauses counter against
-    Ganak where the knowledge is one CNF over booleans, else the entry search
-    against Ganak (against the modules counter instead where the knowledge
-    has modules: it counts its survivors itself or with Ganak; a disentangled
-    problem with modules races modules against Ganak), else the structural
-    counter (or SDD compilation) against Ganak.
-    """
-    _check_mode(exact, approx)
-    if approx:
-        return ("estimate", "approxmc") if COUNTERS["estimate"].applies(problem) else ("approxmc",)
-    if problem.map_class == "joint":
-        return ("closed-form",)
-    if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
-        return tuple(n for n in ("clauses", "ganak") if COUNTERS[n].unavailable() is None)
-    if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
-        plan = ("search", "ganak")
-        if COUNTERS["modules"].applies(problem):
-            plan = ("modules", "ganak") if problem.map_class == "disentangled" else ("search", "modules")
-        return tuple(n for n in plan if COUNTERS[n].unavailable() is None)
-    if COUNTERS["structural"].unavailable() is None and COUNTERS["structural"].applies(problem):
-        return ("structural", "ganak") if COUNTERS["ganak"].unavailable() is None else ("structural",)
-    plan = tuple(n for n in ("sdd", "ganak", "enumerate") if COUNTERS[n].unavailable() is None)
-    if not plan:
-        raise BackendError("no exact backend is installed; pip install pysdd or pyganak or python-sat")
-    return plan[:2]
+    """The generic counters :func:`count_problem` falls back on, in order (see :func:`dispatch.generic_counters`)."""
+    return generic_counters(problem, exact, approx)
 
 
 def choose_backend(problem: Problem, exact: bool | None = None, approx: bool = False) -> str:
-    """Return the first backend :func:`count_problem` would try."""
-    return choose_backends(problem, exact, approx)[0]
+    """The first counter :func:`count_problem` runs: the plan's first step ("split" or "as" where it hands the
+    problem on)."""
+    return plan(problem, exact=exact, approx=approx).first_counter
 
 
 def count_problem(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
                   approx: bool = False, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1,
                   timeout: float | None = None, memory_mb: int | None = None,
                   progress: Optional[Callable[[str], None]] = None) -> CountResult:
-    """Count the optimal maps of ``problem`` with ``backend`` (chosen for you when None)."""
-    _check_mode(exact, approx)
+    """Count the optimal maps of ``problem`` by executing its :class:`~rscount.dispatch.Plan` (``backend``: the
+    one counter to use, else each step is chosen)."""
+    check_mode(exact, approx)
     if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
-    if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in problem.task.groups):
-        same = count_problem(dataclasses.replace(problem, map_class="disentangled"), exact=exact, approx=approx,
-                             epsilon=epsilon, delta=delta, seed=seed, timeout=timeout, memory_mb=memory_mb,
-                             progress=progress)
-        return dataclasses.replace(same, map_class="shared", notes=same.notes + (
-            "no two concepts share a classifier, so the shared maps are the disentangled ones",))
-    if backend is None or _fits_parts_only(problem, backend):
-        parts = split_problem(problem) or []
-        left_out = [p.task.name for p in parts if backend is not None and not COUNTERS[backend].applies(p)]
-        if parts and left_out and len(left_out) < len(parts):
-            raise BackendError(f"backend {backend} counts some label parts of this task but not "
-                               f"{', '.join(left_out)}; name no backend, and each part gets a counter that fits it")
-        if parts and not left_out:
-            return _count_parts(problem, parts, timeout=timeout, memory_mb=memory_mb, progress=progress,
-                                approx=(epsilon, delta, seed) if approx else None, backend=backend)
+    steps = plan(problem, backend, exact=exact, approx=approx, decide_generic=False)
     began = time.perf_counter()
-    first: list = []  # counters that only apply to some problems: each tried with half the time left
-    if backend is None and problem.task.space_size > WEIGHT_ABOVE and COUNTERS["weight"].applies(problem):
-        first.append(("weight", lambda t: count_problem(problem, "weight", timeout=t)))
-    if backend is None and not approx:
-        if not problem.support.exhaustive and COUNTERS["valuemaps"].applies(problem):
-            first.append(("valuemaps", lambda t: count_problem(problem, "valuemaps", timeout=t)))
-        shared_parts = split_shared(problem) if not problem.supervision else None
-        if shared_parts and all(COUNTERS["automorphism"].applies(p) for p in shared_parts):
-            first.append(("automorphism on the shared parts",
-                          lambda t: _count_shared_parts(problem, shared_parts, timeout=t)))
-    if backend is None and COUNTERS["automorphism"].applies(problem):  # exact, and cheaper than any estimate
-        first.append(("automorphism", lambda t: count_problem(problem, "automorphism", timeout=t,
-                                                               memory_mb=memory_mb, progress=progress)))
-    if backend is None and not approx:
-        if COUNTERS["linear"].applies(problem):
-            first.append(("linear", lambda t: count_problem(problem, "linear", timeout=t, memory_mb=memory_mb,
-                                                             progress=progress)))
-        elif COUNTERS["product"].applies(problem):
-            first.append(("product", lambda t: count_problem(problem, "product", timeout=t, memory_mb=memory_mb,
-                                                              progress=progress)))
-        elif COUNTERS["arithmetic"].applies(problem):
-            first.append(("arithmetic", lambda t: count_problem(problem, "arithmetic", timeout=t,
-                                                                 memory_mb=memory_mb, progress=progress)))
-    if backend is None and approx and COUNTERS["estimate"].applies(problem):
-        first.append(("estimate", lambda t: count_problem(problem, "estimate", approx=True, epsilon=epsilon,
-                                                           delta=delta, seed=seed, timeout=t, memory_mb=memory_mb,
-                                                           progress=progress)))
-    first_notes: list = []
+    notes: list = []
     gave_up: list = []
-    for what, go in first:
-        tried = time.perf_counter()
-        try:
-            return go(None if timeout is None else timeout / 2)
-        except BackendError as exc:  # too little structure or out of its share of time: count generically
-            first_notes.append(f"{what} gave up ({exc}); counted generically")
-            gave_up.append(what)
-            if timeout is not None:
-                timeout -= time.perf_counter() - tried
-    if backend is None and not problem.support.listed:
-        problem.support.vectors  # no counter below works without the rows: say so before choosing one
-    plan = (backend,) if backend else choose_backends(problem, exact, approx)
-    if approx and backend is None:
-        plan = plan[-1:]  # the estimate counter, where planned, was tried above
-    counters = [get_counter(name) for name in plan]
-    for name, counter in zip(plan, counters):
-        reason = counter.unavailable()
-        if reason:
-            raise BackendError(f"backend {name}: {reason}")
-        if problem.map_class == "joint" and counter.needs_cnf:
-            raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), "
-                                f"not {name}")
+    for n, step in enumerate(steps.steps):
+        if step.kind == "as":
+            same = count_problem(step.problems[0], exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                                 seed=seed, timeout=timeout, memory_mb=memory_mb, progress=progress)
+            return dataclasses.replace(same, map_class=problem.map_class, notes=same.notes + (step.reason,),
+                                       plan=steps, answered=n)
+        if step.kind == "parts":
+            result = _count_parts(problem, list(step.problems), timeout=timeout, memory_mb=memory_mb,
+                                  progress=progress, approx=(epsilon, delta, seed) if approx else None,
+                                  backend=backend)
+            return dataclasses.replace(result, plan=steps, answered=n)
+        if step.kind == "try":
+            name, tried = step.counters[0], time.perf_counter()
+            share = None if timeout is None else timeout / 2
+            try:
+                if step.problems:  # automorphism over the shared parts
+                    result = _count_shared_parts(problem, list(step.problems), timeout=share)
+                else:
+                    light = name in ("weight", "valuemaps")  # in this process: no memory limit, no status
+                    result = count_problem(problem, name, approx=name == "estimate", epsilon=epsilon, delta=delta,
+                                           seed=seed, timeout=share, memory_mb=None if light else memory_mb,
+                                           progress=None if light else progress)
+                return dataclasses.replace(result, notes=tuple(notes) + result.notes, plan=steps, answered=n)
+            except BackendError as exc:  # too little structure or out of its share of time: the next step
+                what = "automorphism on the shared parts" if step.problems else name
+                notes.append(f"{what} gave up ({exc}); counted generically")
+                gave_up.append(what)
+                if timeout is not None:
+                    timeout -= time.perf_counter() - tried
+            continue
+        if step.kind == "generic":
+            step = generic_step(problem, exact=exact, approx=approx)
+            steps = dataclasses.replace(steps, steps=steps.steps[:n] + (step,))
+        result = _count_generic(problem, step.counters, backend is None, timeout=timeout, memory_mb=memory_mb,
+                                epsilon=epsilon, delta=delta, seed=seed, progress=progress, gave_up=gave_up)
+        return dataclasses.replace(result, seconds=time.perf_counter() - began,
+                                   notes=tuple(notes) + result.notes, plan=steps, answered=n)
+    raise BackendError(f"no step of the plan counted {problem.describe()}")
+
+
+def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, memory_mb, epsilon, delta, seed,
+                   progress, gave_up: list) -> CountResult:
+    """Run one generic counter, or race two (keeping the first answer); ``chosen``: not named by the user."""
+    counters = [get_counter(name) for name in names]
     start = time.perf_counter()
     lock, built = threading.Lock(), {}
 
@@ -216,20 +163,20 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                                                        delta=delta, seed=seed, progress=progress))
         return go
 
-    notes: list = first_notes
-    quick = getattr(counters[0], "quick", None) if backend is None and len(plan) > 1 else None
+    notes: list = []
+    quick = getattr(counters[0], "quick", None) if chosen and len(names) > 1 else None
     tally = quick(problem) if quick is not None else None
     try:
         if tally is not None:
-            name = plan[0]
-        elif len(plan) == 1:
-            name, tally = plan[0], attempt(counters[0])()
+            name = names[0]
+        elif len(names) == 1:
+            name, tally = names[0], attempt(counters[0])()
         else:
-            name, tally, lost = race([(n, attempt(c)) for n, c in zip(plan, counters)],
-                                     head_start=HEAD_START if plan[-1] == "ganak" else 0.0)
-            others = [n for n in plan if n != name]
+            name, tally, lost = race([(n, attempt(c)) for n, c in zip(names, counters)],
+                                     head_start=HEAD_START if names[-1] == "ganak" else 0.0)
+            others = [n for n in names if n != name]
             failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
-            notes.append(f"{' and '.join(plan)} ran side by side; {name} finished first"
+            notes.append(f"{' and '.join(names)} ran side by side; {name} finished first"
                          + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
                          + ("" if failed else f" and {' and '.join(others)} "
                                               f"{'was' if len(others) == 1 else 'were'} stopped"))
@@ -240,27 +187,17 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
         raise CountTimeout(f"{' and '.join(gave_up)} gave up, then {what} (the rest of the time limit); "
                            f"{advice}") from None
     encoding = built.get("cnf")
-    seconds = time.perf_counter() - began
     if tally.count < 1:
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
                            f"please report this with the task and options")
     return CountResult(
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
         support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
-        count=tally.count, exact=tally.exact, backend=name, seconds=seconds,
+        count=tally.count, exact=tally.exact, backend=name, seconds=time.perf_counter() - start,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
-        encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding, notes=tuple(notes) + tally.notes,
-        warnings=problem.task.warnings,
+        encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding,
+        notes=tuple(notes) + tally.notes, warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
-
-
-def _fits_parts_only(problem: Problem, backend: str) -> bool:
-    """Whether a named structural counter does not take the whole problem but may take each label part.
-
-    Counters without ``applies`` (brute force, the rsbench reference) stay literal: they are never split.
-    """
-    applies = getattr(COUNTERS.get(backend), "applies", None)
-    return applies is not None and not COUNTERS[backend].needs_cnf and not applies(problem)
 
 
 def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress, approx=None,
@@ -309,7 +246,7 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
         support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
         count=total, exact=exact, **bounds, backend=f"split({backends})", seconds=time.perf_counter() - start,
         notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
-        _enumerate=_enumerator(problem, None))
+        parts=tuple(results), _enumerate=_enumerator(problem, None))
 
 
 def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResult:

@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
     mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling for arithmetic knowledge (exact where it can), else ApproxMC")
     how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself")
+    how.add_argument("--explain", action="store_true", help="print the plan (which counters, in which order, "
+                     "why), then the count and which step gave it")
     how.add_argument("--epsilon", type=float, default=0.8, help="ApproxMC tolerance (default 0.8)")
     how.add_argument("--delta", type=float, default=0.2, help="ApproxMC confidence 1-delta (default 0.2)")
     how.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit 3)")
@@ -383,6 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                        epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
                                        memory_mb=args.memory_limit, progress=progress)
             maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
+        if args.explain and not args.json:
+            print(result.explain(), file=out)
         if args.json:
             data = result.to_dict()
             if args.enumerate is not None:

@@ -98,6 +98,9 @@ class CountResult:
     encoding: dict | None = None
     notes: tuple = ()
     warnings: tuple = ()
+    plan: object = field(default=None, repr=False, compare=False)  # the dispatch.Plan that was executed
+    answered: int | None = None  # index of the plan step that gave the count
+    parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -128,7 +131,21 @@ class CountResult:
             "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
             "seconds": round(self.seconds, 6), "encoding": self.encoding,
             "notes": list(self.notes), "warnings": list(self.warnings),
+            "plan": self.plan.lines() if self.plan is not None else None,
+            "answered_by_step": None if self.answered is None else self.answered + 1,
         }
+
+    def explain(self) -> str:
+        """The plan that was executed, the step that answered, and what the steps before it said."""
+        if self.plan is None:
+            return "no plan recorded"
+        lines = [str(self.plan), f"answered by step {self.answered + 1}: {self.backend}"]
+        if self.parts:
+            for part in self.parts:
+                lines += ["  " + line for line in part.explain().splitlines()]
+        else:
+            lines += [f"  said: {n}" for n in self.notes if " gave up (" in n]
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         kind = "exact" if self.exact else (f"approximate, within factor 1+{self.epsilon} "

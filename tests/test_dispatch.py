@@ -1,0 +1,100 @@
+"""Dispatch is a value: the plan says which counters a problem gets and why, and counting follows it."""
+from __future__ import annotations
+
+import pytest
+
+import rscount
+from rscount.dispatch import Plan, generic_step
+from rscount.tasks import task_names
+
+
+def _problems():
+    out = []
+    for name in task_names():
+        try:
+            out.append((name, rscount.make_problem(name)))
+        except rscount.RscountError:  # a family that needs a file or parameters
+            continue
+    return out
+
+
+@pytest.mark.parametrize("name, problem", _problems(), ids=[n for n, _ in _problems()])
+def test_the_count_comes_from_a_step_of_the_plan(name, problem):
+    r = rscount.count_problem(problem, timeout=120)
+    assert isinstance(r.plan, Plan) and 0 <= r.answered < len(r.plan.steps)
+    step = r.plan.steps[r.answered]
+    if step.kind == "parts":
+        assert r.backend.startswith("split(") and len(r.parts) == len(step.problems)
+    else:
+        assert r.backend in step.counters
+    if r.answered == 0:  # choose_backend names the first step: right by construction
+        assert rscount.choose_backend(problem) in (r.backend, "split")
+    assert r.to_dict()["plan"] == r.plan.lines() and r.to_dict()["answered_by_step"] == r.answered + 1
+
+
+def test_plans_are_values():
+    p = rscount.make_problem("xor3")
+    assert rscount.plan(p) == rscount.plan(p)
+    assert rscount.plan(p).lines() == [
+        "1. try automorphism (half the time left): exhaustive support: count the label-keeping symmetries of the "
+        "knowledge",
+        "2. race structural and ganak: few enough blocks of interchangeable concepts to count one by one; ganak side "
+        "by side, the first answer kept"]
+
+
+@pytest.mark.parametrize("task, options, kinds, first", [
+    ("xor3", {}, ["try", "race"], "automorphism"),
+    ("sdd-oia", {}, ["parts"], "split"),
+    ("mnadd-evenodd", {"map_class": "shared"}, ["try", "race"], "linear"),
+    ("xor3", {"map_class": "joint"}, ["run"], "closed-form"),
+    ("kand-logic", {"support": "by-label:100"}, ["race"], "search"),
+])
+def test_plans_of_library_problems(task, options, kinds, first):
+    p = rscount.make_problem(task, **options)
+    plan = rscount.plan(p)
+    assert [s.kind for s in plan.steps] == kinds and plan.first_counter == first
+
+
+def test_shared_without_groups_is_counted_as_disentangled():
+    p = rscount.make_problem(rscount.task_from_text(["a ^ b", "a & c"]), map_class="shared")
+    plan = rscount.plan(p)
+    assert [s.kind for s in plan.steps] == ["as"] and plan.steps[0].problems[0].map_class == "disentangled"
+    assert rscount.count_problem(p).count == rscount.count_problem(p, "bruteforce").count
+
+
+def test_long_symmetric_chains_go_to_the_weight_closed_form():
+    text = " ^ ".join(f"x{i}" for i in range(13))
+    plan = rscount.plan(rscount.make_problem(rscount.task_from_text([text])))
+    assert plan.steps[0].counters == ("weight",)
+
+
+def test_a_named_backend_is_the_whole_plan():
+    plan = rscount.plan(rscount.make_problem("xor3"), "ganak")
+    assert [(s.kind, s.counters, s.reason) for s in plan.steps] == [("run", ("ganak",), "named with --backend")]
+
+
+def test_the_generic_step_is_decided_only_when_reached():
+    p = rscount.make_problem("xor3")
+    lazy = rscount.plan(p, decide_generic=False)
+    assert lazy.steps[-1].kind == "generic"
+    assert generic_step(p) == rscount.plan(p).steps[-1]
+
+
+def test_a_step_that_gives_up_is_said(monkeypatch):
+    from rscount.counters import automorphism
+    monkeypatch.setattr(automorphism, "MAX_NODES", 1)
+    r = rscount.count("cle4evr", timeout=60)
+    assert r.answered == 1 and any(n.startswith("automorphism gave up") for n in r.notes)
+    assert "said: automorphism gave up" in r.explain()
+
+
+def test_explain_on_the_command_line(capsys):
+    from rscount.cli import main
+    assert main(["--task", "xor3", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "plan for xor3" in out and "answered by step 1: automorphism" in out
+
+
+def test_conflicting_modes_are_refused_before_planning():
+    with pytest.raises(rscount.EncodingError, match="exclude each other"):
+        rscount.plan(rscount.make_problem("xor3"), exact=True, approx=True)
