@@ -116,6 +116,7 @@ class TestMapsOnSamples:
             rscount.count_problem(problem, "enumerate", timeout=2)
         assert time.monotonic() - began < 30
 
+    @pytest.mark.slow
     def test_kand_logic_lists_maps_at_once(self):
         """SAT enumeration finds no map of this complete CNF in minutes; the symmetries give them at once."""
         maps = list(rscount.count("kand-logic", support="by-label:1000").maps(3))
@@ -132,6 +133,7 @@ class TestClosedForm(Contract):
     classes = ["joint"]
 
 
+@pytest.mark.slow
 def test_permutation_equals_complete():
     for seed in range(50):
         problem, expected = oracle(seed, "complete")
@@ -946,7 +948,7 @@ class TestValueMaps:
 class TestModules:
     """Complete maps of knowledge read through modules: source splits pruned, survivors counted exactly."""
 
-    @pytest.mark.parametrize("twins", [False, True])
+    @pytest.mark.parametrize("twins", [pytest.param(False, marks=pytest.mark.slow), True])
     def test_matches_bruteforce(self, twins):
         """Random modular tasks; ``twins`` have sibling modules the knowledge can swap (counted once per orbit)."""
         from randomtasks import random_modular_problem
@@ -1087,7 +1089,7 @@ class TestSampledSplit:
         assert split_problem(problem) is None
         assert rscount.count_problem(problem).count == rscount.count_problem(problem, "bruteforce").count
 
-    @pytest.mark.parametrize("n", range(len(TASKS)))
+    @pytest.mark.parametrize("n", tiered(range(len(TASKS)), 3))
     @pytest.mark.parametrize("cls", ["complete", "permutation"])
     def test_complete_matches_bruteforce(self, n, cls):
         """Complete maps split on a sample only where the sample keeps every part's sources inside it; large

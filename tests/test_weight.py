@@ -62,7 +62,7 @@ def test_chains_match_bruteforce_and_maps_are_optimal(op, k):
             assert problem.task.label_of(m(g)) == problem.task.label_of(g)
 
 
-@pytest.mark.parametrize("k", [64, 3000])
+@pytest.mark.parametrize("k", [64, pytest.param(3000, marks=pytest.mark.slow)])
 def test_long_chains_count_in_closed_form(k):
     """Chains far past any table: xor keeps even flips (k! 2^(k-1)), and / or keep none (k!)."""
     assert rscount.count(_task(_chain("^", k), k)).count == math.factorial(k) * 2 ** (k - 1)
