@@ -17,11 +17,11 @@ from . import support as supports
 from .counters import COUNTERS, Options, get_counter
 from .counters.base import Cancelled, Deadline, race
 from .counters.enumerate import models
+from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .encoding import encode
 from .errors import BackendError, CountTimeout, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally, format_count
-from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .support import Support
 from .task import Task
 from .tasks import get_task
@@ -144,7 +144,7 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
     start = time.perf_counter()
     lock, built = threading.Lock(), {}
 
-    def encoding_for(counter):
+    def encoding_for(counter, cancel):
         if not _wants_cnf(counter, problem):
             return None
         with lock:
@@ -152,15 +152,15 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
                 built["cnf"] = encode(problem, _encoding_progress(progress, problem.support.length),
                                       deadline=Deadline(timeout, f"encoding {problem.support.length} support vectors",
                                                         "raise --timeout or count a smaller support "
-                                                        "(--subsample N)"))
+                                                        "(--subsample N)", cancel))
             return built["cnf"]
 
     def attempt(counter):
-        def go() -> Tally:
-            enc = encoding_for(counter)
+        def go(cancel=None) -> Tally:
+            enc = encoding_for(counter, cancel)
             left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.001)
             return counter.count(problem, enc, Options(timeout=left, memory_mb=memory_mb, epsilon=epsilon,
-                                                       delta=delta, seed=seed, progress=progress))
+                                                       delta=delta, seed=seed, progress=progress, cancel=cancel))
         return go
 
     notes: list = []

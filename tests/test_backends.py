@@ -219,8 +219,8 @@ def test_race_stops_the_loser_and_its_child():
 
     from rscount.counters.base import race, run_isolated
     start = time.monotonic()
-    name, value, lost = race([("slow", lambda: run_isolated(lambda: time.sleep(60), "slow")),
-                              ("fast", lambda: 42)])
+    name, value, lost = race([("slow", lambda cancel: run_isolated(lambda: time.sleep(60), "slow", cancel=cancel)),
+                              ("fast", lambda cancel: 42)])
     assert (name, value) == ("fast", 42)
     assert time.monotonic() - start < 10
     assert not [p for p in mp.active_children() if p.is_alive()]
@@ -260,13 +260,13 @@ def test_race_head_start_runs_the_others_only_when_needed():
     from rscount.counters.base import race
     ran = []
 
-    def later():
+    def later(cancel=None):
         ran.append(time.monotonic())
         return "later"
-    assert race([("first", lambda: "first"), ("later", later)], head_start=5)[:2] == ("first", "first")
+    assert race([("first", lambda cancel: "first"), ("later", later)], head_start=5)[:2] == ("first", "first")
     assert not ran
 
-    def broken():
+    def broken(cancel=None):
         raise rscount.BackendError("first broke")
     start = time.monotonic()
     name, value, lost = race([("first", broken), ("later", later)], head_start=30)
@@ -276,10 +276,10 @@ def test_race_head_start_runs_the_others_only_when_needed():
 def test_race_reports_the_timeout_when_all_fail():
     from rscount.counters.base import race
 
-    def late():
+    def late(cancel=None):
         raise rscount.CountTimeout("a timed out")
 
-    def broken():
+    def broken(cancel=None):
         raise rscount.BackendError("b failed")
     with pytest.raises(rscount.CountTimeout):
         race([("a", late), ("b", broken)])
@@ -289,7 +289,7 @@ def test_race_names_every_failure_when_none_finishes():
     from rscount.counters.base import race
 
     def broken(what):
-        def fail():
+        def fail(cancel=None):
             raise rscount.BackendError(what)
         return fail
     with pytest.raises(rscount.BackendError, match=r"^no backend finished: a gave up \(a broke\); b gave up \(b broke\)$"):

@@ -9,7 +9,7 @@ import math
 from fractions import Fraction
 
 from ..result import Tally
-from .base import Options, check_accuracy, run_isolated
+from .base import Counter, Options, check_accuracy, run_isolated
 
 VERIFIED = ("4.1.24",)
 
@@ -37,7 +37,7 @@ def count_cnf(clauses, projection, epsilon: float, delta: float, seed: int = 1) 
     return int(cells) * (1 << int(hashes))
 
 
-class ApproxMC:
+class ApproxMC(Counter):
     name = "approxmc"
     exact = False
     needs_cnf = True
@@ -56,15 +56,13 @@ class ApproxMC:
         check_accuracy(eps, delta)
 
         est = run_isolated(lambda: count_cnf(encoding.clauses, encoding.alpha, eps, delta, options.seed),
-                           self.name, options.timeout, options.memory_mb, options.progress)
+                           self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         factor = 1 + Fraction(eps)
         lower = math.ceil(Fraction(est) / factor)
         upper = math.floor(est * factor)
         note = f"ApproxMC estimate: within [count/(1+{eps}), count*(1+{eps})] with probability >= {1 - delta:g}"
         return Tally(est, exact=False, lower=max(lower, 1), upper=upper, epsilon=eps, delta=delta, notes=(note,))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = ApproxMC()

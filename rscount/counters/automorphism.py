@@ -26,7 +26,7 @@ from ..quotient import MAX_TABLE, Quotient, quotient
 from ..result import ConceptMap, Tally
 from ..support import distinct_rows
 from ..symmetry import partition
-from .base import Deadline, Options
+from .base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_NODES = 200_000
@@ -310,13 +310,8 @@ def _distinct(h) -> int:
     return distinct_rows(h)
 
 
-class Automorphism:
+class Automorphism(Counter):
     name = "automorphism"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         """Exhaustive support, no supervision, a class with one value map per concept, a listable space."""
@@ -327,7 +322,7 @@ class Automorphism:
         if not self.applies(problem):
             raise BackendError("automorphism counts the exhaustive support without supervision under "
                                f"{', '.join(CLASSES)}, with at most {MAX_TABLE} concept vectors")
-        total, search = count_bijections(problem, Deadline(options.timeout, self.name))
+        total, search = count_bijections(problem, options.deadline(self.name))
         q = search.q
         note = (f"automorphism: label-keeping bijections of the quotient knowledge ({q.table.size} of "
                 f"{problem.task.space_size} vectors after merging values no label tells apart), "

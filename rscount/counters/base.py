@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Protocol
+from typing import Callable, Iterable, Optional
 
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
@@ -38,21 +38,46 @@ class Options:
     delta: float = 0.2
     seed: int = 1
     progress: Optional[Callable[[str], None]] = None
+    cancel: Optional[threading.Event] = None  # set when another backend of a race has answered
+
+    def deadline(self, backend: str, advice: str = "raise --timeout or try --approx") -> "Deadline":
+        """A :class:`Deadline` for this call's time limit and cancellation."""
+        return Deadline(self.timeout, backend, advice, self.cancel)
 
 
-class Counter(Protocol):
-    name: str
-    exact: bool
-    needs_cnf: bool
+class Counter:
+    """The base of every counter: a subclass gives its name, what it takes and its own counting, nothing else.
+
+    ``needs_cnf`` counters get the problem's CNF encoding; the others get None.
+    ``scope`` says what the counter takes (the error when :meth:`applies` is
+    False, and the reason :meth:`require` gives).
+    """
+
+    name: str = ""
+    exact: bool = True
+    needs_cnf: bool = False
+    scope: str = ""
 
     def unavailable(self) -> str | None:
-        """Return why this backend cannot run here, or None."""
+        """Why this backend cannot run here (a missing package), or None."""
+        return None
+
+    def applies(self, problem) -> bool:
+        """Whether this counter takes ``problem`` (generic counters take every problem)."""
+        return True
+
+    def require(self, problem) -> None:
+        """Raise BackendError with :attr:`scope` when this counter does not take ``problem``."""
+        if not self.applies(problem):
+            raise BackendError(self.scope or f"{self.name} does not count this problem; name no backend")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        """Return the number of optimal maps of ``problem``."""
+        """The number of optimal maps of ``problem``."""
+        raise NotImplementedError
 
     def enumerate(self, problem, encoding, limit: int | None) -> Iterable:
-        """Yield optimal maps (optional; raise NotImplementedError otherwise)."""
+        """Yield optimal maps (where the counter can list them)."""
+        raise NotImplementedError(f"{self.name} does not list maps")
 
 
 def missing(module: str, install: str) -> str | None:
@@ -69,16 +94,12 @@ def missing(module: str, install: str) -> str | None:
     return None if found else f"{module} is not installed (pip install {install})"
 
 
-_local = threading.local()
-
-
 class Cancelled(BackendError):
     """Another backend of a race finished first."""
 
 
-def _check_cancelled(backend: str) -> None:
-    event = getattr(_local, "cancel", None)
-    if event is not None and event.is_set():
+def _check_cancelled(backend: str, cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
         raise Cancelled(f"{backend} stopped: another backend finished first")
 
 
@@ -87,6 +108,10 @@ JOIN_SECONDS = 0.5  # how long a finished race waits for each loser to stop
 
 def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
     """Run ``(name, fn)`` entries at once, each in a thread (their native work forks); first success wins.
+
+    Each ``fn`` is called with a ``threading.Event`` that is set once another
+    entry has answered; it passes it on (``Options.cancel``) to its deadlines
+    and child processes, which stop when it is set.
 
     The entries after the first start ``head_start`` seconds later, or as
     soon as the first fails (not at all once it succeeds): on two cores a
@@ -101,13 +126,12 @@ def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
     wake = threading.Event()  # the first entry failed, or the race is over: the others stop waiting
 
     def runner(name, fn, delay):
-        _local.cancel = events[name]
         wake.wait(delay)
         if events[name].is_set():
             results.put((name, False, Cancelled(f"{name} stopped: another backend finished first")))
             return
         try:
-            results.put((name, True, fn()))
+            results.put((name, True, fn(events[name])))
         except BaseException as exc:  # reported to the caller below
             if not delay:
                 wake.set()
@@ -140,14 +164,15 @@ def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
 
 
 class Deadline:
-    """Cheap time checks for pure-Python loops (which also stop when a race is lost)."""
+    """Cheap time checks for pure-Python loops (which also stop when ``cancel`` is set: a race is lost)."""
 
-    def __init__(self, seconds: float | None, backend: str, advice: str = "raise --timeout or try --approx"):
+    def __init__(self, seconds: float | None, backend: str, advice: str = "raise --timeout or try --approx",
+                 cancel: threading.Event | None = None):
         self.end = None if seconds is None else time.monotonic() + seconds
-        self.seconds, self.backend, self.advice = seconds, backend, advice
+        self.seconds, self.backend, self.advice, self.cancel = seconds, backend, advice, cancel
 
     def check(self) -> None:
-        _check_cancelled(self.backend)
+        _check_cancelled(self.backend, self.cancel)
         if self.end is not None and time.monotonic() > self.end:
             raise CountTimeout(f"{self.backend} timed out after {self.seconds:.3g} s; {self.advice}")
 
@@ -177,7 +202,7 @@ def small_first(fn: Callable[[Deadline], object], rows: int, backend: str, optio
         if done is not None:
             return done, True
     return run_isolated(lambda: fn(Deadline(options.timeout, backend, advice)), backend, options.timeout,
-                        options.memory_mb, options.progress), False
+                        options.memory_mb, options.progress, options.cancel), False
 
 
 def _child(conn, fn, memory_mb):
@@ -210,8 +235,9 @@ def _advice(backend: str, limit: str) -> str:
 
 
 def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memory_mb: int | None = None,
-                 progress: Optional[Callable[[str], None]] = None):
-    """Run ``fn()`` in a forked child under a time and memory limit; return its result."""
+                 progress: Optional[Callable[[str], None]] = None, cancel: threading.Event | None = None):
+    """Run ``fn()`` in a forked child under a time and memory limit; return its result. The child is killed
+    when ``cancel`` is set."""
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     sys.stdout.flush()
@@ -234,7 +260,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
             if not proc.is_alive() and not parent.poll(0):
                 status, payload = "died", None
                 break
-            _check_cancelled(backend)
+            _check_cancelled(backend, cancel)
             waited = time.monotonic() - start
             if timeout is not None and waited >= timeout:
                 raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, '--timeout')}")

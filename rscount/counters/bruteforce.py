@@ -11,7 +11,7 @@ import math
 from ..errors import BackendError
 from ..result import ConceptMap, Tally
 from ..support import exhaustive
-from .base import Deadline, Options
+from .base import Counter, Deadline, Options
 
 LIMIT = 3_000_000
 
@@ -123,13 +123,8 @@ def _joint(problem, deadline):
             yield alpha
 
 
-class BruteForce:
+class BruteForce(Counter):
     name = "bruteforce"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def _check_size(self, problem) -> None:
         n = number_of_candidates(problem)
@@ -150,7 +145,7 @@ class BruteForce:
                 yield assign
 
     def count(self, problem, encoding, options: Options) -> Tally:
-        deadline = Deadline(options.timeout, self.name)
+        deadline = options.deadline(self.name)
         return Tally(sum(1 for _ in self._maps(problem, deadline)))
 
     def enumerate(self, problem, encoding, limit):

@@ -22,7 +22,7 @@ from ..errors import BackendError
 from ..logic import Op, Var
 from ..result import Tally
 from ..support import row_ids
-from .base import Deadline, Options, briefly, run_isolated
+from .base import Counter, Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over
@@ -327,15 +327,10 @@ def _depth_first(steps: _Steps, deadline: Deadline, budget: int | None = None) -
     return steps.finish(found), len(memo)
 
 
-class ClausesCounter:
+class ClausesCounter(Counter):
     """Exact counts for CNF knowledge over boolean concepts (``complete`` and ``disentangled``)."""
 
     name = "clauses"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         return applies(problem)
@@ -344,8 +339,9 @@ class ClausesCounter:
         why = _why_not(problem)
         if why:
             raise BackendError(f"{why}; use --backend search or ganak")
-        total, states = run_isolated(lambda: count_clauses(problem, Deadline(options.timeout, self.name)),
-                                     self.name, options.timeout, options.memory_mb, options.progress)
+        total, states = run_isolated(lambda: count_clauses(problem, options.deadline(self.name)),
+                                     self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return self._tally(problem, total, states)
 
     def quick(self, problem) -> Tally | None:
@@ -364,9 +360,6 @@ class ClausesCounter:
         m = len(cnf_form(problem.task.labels[0].expr))
         return Tally(total, notes=(f"clauses: K is a CNF of {m} clauses; images given concept by concept, "
                                    f"{states} merged partial maps{where}",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = ClausesCounter()

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import BackendError
 from ..result import JointMap, Tally
 from ..support import MAX_EXHAUSTIVE, exhaustive
-from .base import Options
+from .base import Counter, Options
 
 
 def _classes(problem):
@@ -34,13 +34,8 @@ def _targets(problem, grid, labels, row, g):
     return mask
 
 
-class ClosedForm:
+class ClosedForm(Counter):
     name = "closed-form"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class != "joint":

@@ -5,7 +5,7 @@ import threading
 import time
 
 from ..result import Tally
-from .base import Options, missing, run_isolated
+from .base import Counter, Options, missing, run_isolated
 
 SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked
@@ -46,9 +46,8 @@ def models(encoding, limit=None, deadline=None, interruptible: bool = False):
             solver.add_clause([-v if v in true else v for v in alpha])
 
 
-class Enumerate:
+class Enumerate(Counter):
     name = "enumerate"
-    exact = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:
@@ -57,7 +56,7 @@ class Enumerate:
     def count(self, problem, encoding, options: Options) -> Tally:
         # in a child, as the other native counters: one CaDiCaL solve can outlast --timeout and ignores interrupt()
         n = run_isolated(lambda: sum(1 for _ in models(encoding)), self.name, options.timeout, options.memory_mb,
-                         options.progress)
+                         options.progress, options.cancel)
         return Tally(n)
 
     def enumerate(self, problem, encoding, limit):

@@ -13,7 +13,7 @@ import math
 from ..errors import BackendError
 from ..result import Tally
 from . import arithmetic, linear, product
-from .base import Deadline, Options, small_first
+from .base import Counter, Deadline, Options, small_first
 from .montecarlo import Confidence, Estimate
 
 
@@ -25,15 +25,11 @@ def _solve(problem, deadline: Deadline, confidence: Confidence):
     return product.count_product(problem, deadline, confidence=confidence)[0]
 
 
-class EstimateCounter:
+class EstimateCounter(Counter):
     """(epsilon, delta) estimates for labels linear in integer concepts or comparing products of them."""
 
     name = "estimate"
     exact = False
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         return arithmetic.applies(problem) or linear.applies(problem) or product.applies(problem)
@@ -60,9 +56,6 @@ class EstimateCounter:
                 f"factor 1+{eps:.3g} of the estimate with probability >= {1 - options.delta:g}")
         return Tally(round(total.value), exact=False, lower=max(math.ceil(total.lower), 1),
                      upper=math.floor(total.upper), epsilon=eps, delta=options.delta, notes=(note,))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = EstimateCounter()

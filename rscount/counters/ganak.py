@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..result import Tally
-from .base import Options, missing, run_isolated
+from .base import Counter, Options, missing, run_isolated
 
 NOTE = ("ganak caches components by hash (probabilistic caching, no option to turn it off); "
         "the chance of a wrong count is astronomically small but not zero")
@@ -18,22 +18,18 @@ def count_cnf(nvars: int, clauses, projection, seed: int = 1) -> int:
     return int(counter.count())
 
 
-class Ganak:
+class Ganak(Counter):
     name = "ganak"
-    exact = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:
         return missing("pyganak", "pyganak")
 
     def count(self, problem, encoding, options: Options) -> Tally:
-
         n = run_isolated(lambda: count_cnf(encoding.nvars, encoding.clauses, encoding.alpha, options.seed),
-                         self.name, options.timeout, options.memory_mb, options.progress)
+                         self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return Tally(n, notes=(NOTE,))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = Ganak()

@@ -31,7 +31,7 @@ from ..errors import BackendError, CountTimeout
 from ..logic import Const, Op, Var, variables
 from ..result import Tally
 from ..support import distinct, row_codes
-from .base import Deadline, Options, small_first
+from .base import Counter, Deadline, Options, small_first
 
 CLASSES = ("disentangled", "shared")
 MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)
@@ -515,17 +515,12 @@ def solver(confidence=None):
     return count_system if confidence is None else confidence.solve
 
 
-class LinearCounter:
+class LinearCounter(Counter):
     """Exact counts for labels linear in integer concepts (``disentangled`` and ``shared``)."""
 
     name = "linear"
-    exact = True
-    needs_cnf = False
     scope = ("linear counts disentangled or shared maps of labels that are linear in integer concepts (a sum, or "
              "a comparison of sums); use --backend search or ganak")
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         return applies(problem)
@@ -547,9 +542,6 @@ class LinearCounter:
 
     def describe(self, free: int) -> str:
         return f"linear: the support's equations solved by elimination; {free} free entries enumerated"
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = LinearCounter()

@@ -33,7 +33,7 @@ from ..result import Tally
 from ..support import distinct, grid, row_codes, row_ids, space_label_ids
 from ..symmetry import knowledge_blocks, partition
 from . import modjoin
-from .base import Deadline, Options, briefly, missing, run_isolated
+from .base import Counter, Deadline, Options, briefly, missing, run_isolated
 from .ganak import NOTE as GANAK_NOTE
 from .ganak import count_cnf
 
@@ -442,12 +442,10 @@ def applies(problem) -> bool:
     return _why_not(problem) is None
 
 
-class ModulesCounter:
+class ModulesCounter(Counter):
     """Exact counts of complete (and disentangled) maps when the knowledge reads its concepts through modules."""
 
     name = "modules"
-    exact = True
-    needs_cnf = False
 
     def unavailable(self) -> str | None:
         return missing("pyganak", "pyganak") or missing("pysat", "python-sat")
@@ -460,8 +458,9 @@ class ModulesCounter:
         if why:
             raise BackendError(f"{why}; use --backend ganak")
         top = _tree(problem.task)[1]
-        total, done = run_isolated(lambda: count_modules(problem, Deadline(options.timeout, self.name)),
-                                   self.name, options.timeout, options.memory_mb, options.progress)
+        total, done = run_isolated(lambda: count_modules(problem, options.deadline(self.name)),
+                                   self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return Tally(total, notes=(f"modules: {_show(top, problem.task)}; {done[0]}",) + done[1:])
 
     def quick(self, problem) -> Tally | None:
@@ -479,9 +478,6 @@ class ModulesCounter:
         top = _tree(problem.task)[1]
         return Tally(done[0], notes=(f"modules: {_show(top, problem.task)}; {done[1][0]}, in this process (no "
                                      f"child process, no race)",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 def _show(m: Module, task) -> str:

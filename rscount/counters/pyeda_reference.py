@@ -16,7 +16,7 @@ from ..errors import BackendError
 from ..logic import Const, Var
 from ..result import Tally
 from ..semantics import apply_scalar
-from .base import Deadline, Options, missing, run_isolated
+from .base import Counter, Deadline, Options, missing, run_isolated
 
 CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
 
@@ -110,10 +110,8 @@ def build(problem, pe):
     return pe.And(*parts)
 
 
-class PyedaReference:
+class PyedaReference(Counter):
     name = "pyeda-reference"
-    exact = True
-    needs_cnf = False
 
     def unavailable(self) -> str | None:
         return missing("pyeda.boolalg.expr", "pyeda")
@@ -125,7 +123,7 @@ class PyedaReference:
         def work():
             import pyeda.inter as pe
 
-            deadline = Deadline(options.timeout, self.name)
+            deadline = options.deadline(self.name)
             formula = build(problem, pe)
             cnf = formula.tseitin()
             if cnf.is_zero():
@@ -140,12 +138,10 @@ class PyedaReference:
             free = {str(v) for v in formula.support if v.name == "A"} - {str(v) for v in a_vars}
             return len(seen) << len(free)  # an A variable the formula ignores doubles the count
 
-        n = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        n = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return Tally(n, notes=("pyeda-reference: the rsbench construction (Eq. 10-15), Tseitin, "
                                "enumeration with PicoSAT",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = PyedaReference()

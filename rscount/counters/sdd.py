@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..circuit import FALSE, TRUE
 from ..errors import BackendError
 from ..result import Tally
-from .base import Options, missing, run_isolated
+from .base import Counter, Options, missing, run_isolated
 
 
 def exact_model_count(node, total_vars: int) -> int:
@@ -185,9 +185,8 @@ def count_exhaustive(problem, sigma: tuple | None = None) -> tuple:
     return exact_model_count(node, total) >> xbits, size
 
 
-class Sdd:
+class Sdd(Counter):
     name = "sdd"
-    exact = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:
@@ -208,11 +207,9 @@ class Sdd:
             mgr, node = compile_encoding(encoding)
             return exact_model_count(node, len(encoding.alpha)), None
 
-        n, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        n, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return Tally(n, notes=(QUANTIFIED_NOTE,) if size else (), encoding=size)
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 QUANTIFIED_NOTE = ("exhaustive support: checked beta_K(alpha(c)) == beta_K(c) for every concept vector c "

@@ -36,7 +36,7 @@ from ..result import Tally
 from ..split import components, grid_labels
 from ..support import clashes, distinct, row_codes
 from ..symmetry import compose, knowledge_blocks, value_symmetries
-from .base import Deadline, Options, briefly, run_isolated
+from .base import Counter, Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_STAR = 1 << 25  # cells of one part's star table
@@ -875,15 +875,10 @@ def bijection_weight(targets: tuple, sources: tuple) -> int:
     return go(0, counts)
 
 
-class SearchCounter:
+class SearchCounter(Counter):
     """Exact counts on sampled supports (any support), with concept supervision."""
 
     name = "search"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         task = problem.task
@@ -902,12 +897,13 @@ class SearchCounter:
 
         def work():
             try:
-                search = _Search(problem, Deadline(options.timeout, self.name))
+                search = _Search(problem, options.deadline(self.name))
             except ValueError as exc:
                 raise BackendError(f"search cannot run here: {exc}") from None
             return search.total(), search.nodes
 
-        total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         return Tally(total, notes=(f"search: {nodes} partial maps visited",))
 
     def quick(self, problem) -> Tally | None:
@@ -926,9 +922,6 @@ class SearchCounter:
             return None
         return Tally(done[0], notes=(f"search: {done[1]} partial maps visited, in this process "
                                      f"(a small problem: no child process, no race)",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = SearchCounter()

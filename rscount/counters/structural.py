@@ -18,7 +18,7 @@ from ..encoding import encode
 from ..errors import BackendError
 from ..result import Tally
 from ..symmetry import knowledge_blocks, meet, support_blocks
-from .base import Deadline, Options, missing, run_isolated
+from .base import Counter, Deadline, Options, missing, run_isolated
 from .sdd import (
     compile_encoding,
     count_exhaustive,
@@ -96,10 +96,8 @@ def number_of_cosets(gt: list, pred: list, stop: int = MAX_COSETS + 1) -> int:
     return n
 
 
-class Structural:
+class Structural(Counter):
     name = "structural"
-    exact = True
-    needs_cnf = False
 
     def unavailable(self) -> str | None:
         return missing("pysdd.sdd", "pysdd")
@@ -122,7 +120,7 @@ class Structural:
                                f"limit {MAX_COSETS}); use --backend ganak or sdd")
 
         def work():
-            deadline = Deadline(options.timeout, self.name)
+            deadline = options.deadline(self.name)
             total, largest = 0, {"vars": 0, "clauses": 0, "alpha_vars": 0}
             quantified = exhaustive_applies(problem)
             for sigma, size in cosets(gt, pred):
@@ -138,15 +136,13 @@ class Structural:
                 largest = max(largest, enc.size, key=lambda e: e["clauses"])
             return total, dict(largest, blocks=n)
 
-        total, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress)
+        total, size = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
         note = (f"structural: {n} concept assignment block(s) up to symmetry "
                 f"(interchangeable concepts: {_show(pred, problem.task)})"
                 + ("; each block checked on every concept vector by a quantified SDD"
                    if exhaustive_applies(problem) else ""))
         return Tally(total, notes=(note,), encoding=size)
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 def _show(blocks: list, task) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import BackendError
 from ..result import Tally
 from ..support import grid, space_label_ids
-from .base import Deadline, Options
+from .base import Counter, Deadline, Options
 from .bruteforce import number_of_candidates
 
 CLASSES = ("disentangled", "shared")
@@ -84,15 +84,10 @@ def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Dead
     return int((codes[where] == want).all(axis=-1).sum())
 
 
-class ValueMapsCounter:
+class ValueMapsCounter(Counter):
     """Exact counts of disentangled and shared maps by trying every value map (at most MAX_MAPS)."""
 
     name = "valuemaps"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         return applies(problem)
@@ -101,12 +96,9 @@ class ValueMapsCounter:
         why = _why_not(problem)
         if why:
             raise BackendError(why)
-        total = count_valuemaps(problem, Deadline(options.timeout, self.name))
+        total = count_valuemaps(problem, options.deadline(self.name))
         return Tally(total, notes=(f"valuemaps: all {number_of_candidates(problem)} value-map tuples tried at once "
                                    f"on the support",))
-
-    def enumerate(self, problem, encoding, limit):
-        raise NotImplementedError
 
 
 BACKEND = ValueMapsCounter()

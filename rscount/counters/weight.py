@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import BackendError
 from ..logic import Const, Op, Var
 from ..result import ConceptMap, Tally
-from .base import Deadline, Options
+from .base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 _CHAINS = {"and", "or", "xor", "add", "mul", "min", "max"}  # associative and commutative: a chain's order is moot
@@ -105,15 +105,10 @@ def flips(h: np.ndarray) -> list:
     return out
 
 
-class Weight:
+class Weight(Counter):
     """Knowledge that reads only the number of true concepts, on the exhaustive support."""
 
     name = "weight"
-    exact = True
-    needs_cnf = False
-
-    def unavailable(self) -> str | None:
-        return None
 
     def applies(self, problem) -> bool:
         return (problem.support.exhaustive and not problem.supervision and problem.map_class in CLASSES
