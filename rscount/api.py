@@ -97,6 +97,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     began = time.perf_counter()
     notes: list = []
     gave_up: list = []
+    timed_out: list = []  # what the try steps said when their share of the time ran out
     for n, step in enumerate(steps.steps):
         if step.kind == "as":
             same = count_problem(step.problems[0], exact=exact, approx=approx, epsilon=epsilon, delta=delta,
@@ -124,14 +125,22 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                 what = "automorphism on the shared parts" if step.problems else name
                 notes.append(f"{what} gave up ({exc}); counted generically")
                 gave_up.append(what)
+                if isinstance(exc, CountTimeout):
+                    timed_out.append(str(exc).partition("; ")[0])
                 if timeout is not None:
                     timeout -= time.perf_counter() - tried
             continue
         if step.kind == "generic":
             step = generic_step(problem, exact=exact, approx=approx)
             steps = dataclasses.replace(steps, steps=steps.steps[:n] + (step,))
-        result = _count_generic(problem, step.counters, backend is None, timeout=timeout, memory_mb=memory_mb,
-                                epsilon=epsilon, delta=delta, seed=seed, progress=progress, gave_up=gave_up)
+        try:
+            result = _count_generic(problem, step.counters, backend is None, timeout=timeout, memory_mb=memory_mb,
+                                    epsilon=epsilon, delta=delta, seed=seed, progress=progress, gave_up=gave_up)
+        except BackendError as exc:
+            if not timed_out or isinstance(exc, CountTimeout):
+                raise
+            raise CountTimeout(f"{'; '.join(timed_out)} (half of the time limit), and the generic counters cannot "
+                               f"take this problem ({exc}); raise --timeout") from None
         return dataclasses.replace(result, seconds=time.perf_counter() - began,
                                    notes=tuple(notes) + result.notes, plan=steps, answered=n)
     raise BackendError(f"no step of the plan counted {problem.describe()}")
