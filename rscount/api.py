@@ -16,7 +16,7 @@ from typing import Callable, Optional, Sequence
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
 from .counters.base import Cancelled, Deadline, race
-from .counters.enumerate import models
+from .counters.generic.enumerate import models
 from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .encoding import encode
 from .errors import BackendError, CountTimeout, EncodingError, SupportError
@@ -259,8 +259,8 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
 
 
 def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResult:
-    """Shared maps optimal on every label part at once (see :func:`rscount.counters.automorphism.count_shared_parts`)."""
-    from .counters.automorphism import count_shared_parts
+    """Shared maps optimal on every label part at once (see :func:`rscount.counters.symmetry.automorphism.count_shared_parts`)."""
+    from .counters.symmetry.automorphism import count_shared_parts
     start = time.perf_counter()
     total, boxes = count_shared_parts(problem, parts, Deadline(timeout, "automorphism"))
     note = (f"shared parts: the labels read {len(parts)} disjoint sets of concepts but the concept groups cross "

@@ -4,7 +4,7 @@ Values u and v of concept j are *indistinguishable* when changing c_j from u
 to v never changes a label. The quotient keeps one value per class, so in
 its table every value of every concept matters. On the exhaustive support
 the optimal maps of a task are read off the quotient's symmetries
-(see :mod:`rscount.counters.automorphism`).
+(see :mod:`rscount.counters.symmetry.automorphism`).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 
 import rscount
-from rscount.counters.bruteforce import LIMIT, number_of_candidates
+from rscount.counters.generic.bruteforce import LIMIT, number_of_candidates
 
 CLASSES = ["free", "complete", "permutation", "disentangled", "shared", "joint"]
 

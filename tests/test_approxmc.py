@@ -5,7 +5,7 @@ import pytest
 from randomtasks import random_problem
 
 import rscount
-from rscount.counters.approxmc import VERIFIED, count_cnf
+from rscount.counters.generic.approxmc import VERIFIED, count_cnf
 
 
 def test_pinned_version_is_verified():

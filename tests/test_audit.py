@@ -23,7 +23,7 @@ from rscount.auditing.fixes import (
 )
 from rscount.auditing.maps import list_maps
 from rscount.cli import main
-from rscount.counters.bruteforce import _rows, candidates, label_table, optimal
+from rscount.counters.generic.bruteforce import _rows, candidates, label_table, optimal
 from rscount.support import Support
 
 CLASSES = ["complete", "permutation", "disentangled", "shared", "free"]

@@ -81,7 +81,7 @@ def test_the_generic_step_is_decided_only_when_reached():
 
 
 def test_a_step_that_gives_up_is_said(monkeypatch):
-    from rscount.counters import automorphism
+    from rscount.counters.symmetry import automorphism
     monkeypatch.setattr(automorphism, "MAX_NODES", 1)
     r = rscount.count("mnadd", timeout=60)
     assert r.answered == 1 and any(n.startswith("automorphism gave up") for n in r.notes)
@@ -98,3 +98,45 @@ def test_explain_on_the_command_line(capsys):
 def test_conflicting_modes_are_refused_before_planning():
     with pytest.raises(rscount.EncodingError, match="exclude each other"):
         rscount.plan(rscount.make_problem("xor3"), exact=True, approx=True)
+
+
+def test_exact_keeps_ganak_when_sdd_fails(monkeypatch):
+    from rscount.counters.generic import sdd
+
+    def broken(self, problem, encoding, options):
+        raise rscount.BackendError("sdd ran out of memory")
+    monkeypatch.setattr(sdd.Sdd, "count", broken)
+    result = rscount.count("xor4", map_class="disentangled", supervise=["c1"])
+    assert result.count == rscount.count("xor4", map_class="disentangled", supervise=["c1"],
+                                         backend="bruteforce").count
+    assert result.backend == "ganak"
+    assert any("sdd gave up (sdd ran out of memory)" in note for note in result.notes)
+
+
+def _steps(task, **kw) -> list:
+    return [(s.kind, s.counters) for s in rscount.plan(rscount.make_problem(task, **kw)).steps]
+
+
+def test_plans_of_typical_problems():
+    """Which counters a problem gets is the plan's business: asserted on the plan, never on a race's winner."""
+    assert _steps("xor4")[0] == ("try", ("automorphism",))
+    assert _steps("xor4", map_class="joint") == [("run", ("closed-form",))]
+    assert _steps("xor4", map_class="shared", subsample=12)[0] == ("try", ("valuemaps",))
+    assert _steps("xor4", subsample=12)[-1] == ("race", ("search", "ganak"))
+    assert _steps("xor9", map_class="disentangled", support="by-label:300")[-1] == ("race", ("search", "ganak"))
+    assert rscount.count("xor4", map_class="shared", subsample=12).backend == "valuemaps"
+    small = rscount.count("xor4", subsample=12)
+    assert small.backend == "search" and "in this process" in small.notes[0]  # the quick try, before any race
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_shared_without_groups_on_random_samples(seed):
+    """No concept shares a classifier: the shared maps are the disentangled ones, and the result says so."""
+    import random
+    rng = random.Random(seed)
+    task = rscount.task_from_text(["(a ^ b) | c", "c & ~d"], "a,b,c,d")
+    rows = rscount.support.grid(task.sizes, rng.sample(range(16), rng.randint(1, 16))).tolist()
+    problem = rscount.make_problem(task, map_class="shared", support=rows)
+    got = rscount.count_problem(problem)
+    assert got.count == rscount.count_problem(problem, "bruteforce").count and got.map_class == "shared"
+    assert "shared maps are the disentangled ones" in got.notes[-1]

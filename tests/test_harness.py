@@ -13,7 +13,7 @@ from randomtasks import random_problem  # noqa: E402
 
 import rscount  # noqa: E402
 from rscount.cli import main  # noqa: E402
-from rscount.counters.bruteforce import candidates, label_table, optimal  # noqa: E402
+from rscount.counters.generic.bruteforce import candidates, label_table, optimal  # noqa: E402
 from rscount.harness import learned_map, make_dataset, run  # noqa: E402
 from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
 from rscount.harness.metrics import collapse, macro_f1  # noqa: E402

@@ -5,7 +5,7 @@ import pytest
 
 import rscount
 from rscount.config import task_from_config
-from rscount.counters.ganak import count_cnf
+from rscount.counters.generic.ganak import count_cnf
 from rscount.dimacs import read_dimacs
 from rscount.errors import TaskError
 from rscount.export import LIBRARY_DEFAULTS, knowledge_dimacs

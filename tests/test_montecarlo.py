@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import rscount
-from rscount.counters import estimate, montecarlo
+from rscount.counters.arithmetic import estimate, montecarlo
+from rscount.counters.arithmetic.linear import Rows, _components, _constraints, _count_component
+from rscount.counters.arithmetic.montecarlo import Confidence, Estimate, _Sampler, stopping_rule
 from rscount.counters.base import Deadline
-from rscount.counters.linear import Rows, _components, _constraints, _count_component
-from rscount.counters.montecarlo import Confidence, Estimate, _Sampler, stopping_rule
 
 
 def _system(domain: list, rows: list) -> Rows:
@@ -185,7 +185,7 @@ def test_cli_estimate_backend(capsys):
 
 
 def test_approxmc_takes_over_when_the_estimate_gives_up(monkeypatch):
-    from rscount.counters import product
+    from rscount.counters.arithmetic import product
     monkeypatch.setattr(product, "MAX_PATTERNS", 0)
     task = rscount.task_from_text(["c1 * c2 == c3"], "c1=0..3,c2=0..3,c3=0..3")
     problem = rscount.make_problem(task, map_class="disentangled", support="by-label:20")

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import rscount
-from rscount.counters.weight import flips, symmetric_over, weight_table
+from rscount.counters.boolean.weight import flips, symmetric_over, weight_table
 
 
 def _task(text: str, k: int, groups=()):

@@ -216,7 +216,7 @@ def _from_parts(problem: Problem, parts: list, limit: int, seconds: float | None
 def _joint(problem: Problem, result: CountResult) -> Relation:
     """A joint map sends each support vector g to any vector E(g) with its label (and supervised values): the
     maps that never send a g with g_j = v to a u at j number prod_g |E(g) minus those with u at j|."""
-    from ..counters.closedform import _classes
+    from ..counters.symmetry.closedform import _classes
     task = problem.task
     grid, labels = _classes(problem)
     rel = _empty(problem)
@@ -263,7 +263,7 @@ def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -
     weighted = result.exact
     notes = [f"{len(open_)} pairs stayed undecided: SAT gave no answer within {SOLVE_SECONDS} s each"] if open_ else []
     if weighted:
-        from ..counters.ganak import count_cnf
+        from ..counters.generic.ganak import count_cnf
         for (j, v, u), lits in clauses.items():
             if not rel[j].possible[v, u]:
                 continue

@@ -1,4 +1,13 @@
-"""Counting backends, chosen by name from one registry.
+"""Counting backends, chosen by name from one registry, in wings named for what they exploit.
+
+- ``generic/``: any problem, through its CNF or by brute force (ganak, sdd, approxmc, enumerate, bruteforce,
+  pyeda-reference);
+- ``symmetry/``: the symmetries of the knowledge (automorphism, valuemaps, structural, closed-form);
+- ``boolean/``: knowledge over boolean concepts (weight: xor / and / or chains; clauses: one CNF);
+- ``arithmetic/``: labels that are sums, products or equations of integer concepts (linear, product,
+  arithmetic, estimate);
+- ``modules/``: knowledge built from modules read through a few classes (Kand-Logic);
+- ``search/``: any listed support, by a search over the entries of the value maps.
 
 >>> sorted(COUNTERS)
 ['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'structural', 'valuemaps', 'weight']
@@ -6,27 +15,14 @@
 from __future__ import annotations
 
 from ..errors import BackendError
-from . import (
-    approxmc,
-    arithmetic,
-    automorphism,
-    bruteforce,
-    clauses,
-    closedform,
-    estimate,
-    ganak,
-    linear,
-    modules,
-    product,
-    pyeda_reference,
-    sdd,
-    search,
-    structural,
-    valuemaps,
-    weight,
-)
-from . import enumerate as enumerate_
+from .arithmetic import elimination, estimate, linear, product
 from .base import Counter, Options
+from .boolean import clauses, weight
+from .generic import approxmc, bruteforce, ganak, pyeda_reference, sdd
+from .generic import enumerate as enumerate_
+from .modules import prune
+from .search import BACKEND as SEARCH
+from .symmetry import automorphism, closedform, structural, valuemaps
 
 __all__ = ["COUNTERS", "get_counter", "Counter", "Options"]
 
@@ -35,11 +31,11 @@ COUNTERS: dict = {
     "structural": structural.BACKEND,
     "automorphism": automorphism.BACKEND,
     "valuemaps": valuemaps.BACKEND,
-    "search": search.BACKEND,
+    "search": SEARCH,
     "linear": linear.BACKEND,
     "product": product.BACKEND,
-    "arithmetic": arithmetic.BACKEND,
-    "modules": modules.BACKEND,
+    "arithmetic": elimination.BACKEND,
+    "modules": prune.BACKEND,
     "clauses": clauses.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import torch
 
-from ..counters.sdd import _exactly_one, _GateSdds
+from ..counters.generic.sdd import _exactly_one, _GateSdds
 from ..errors import HarnessError
 from ..support import grid
 

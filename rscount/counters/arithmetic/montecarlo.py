@@ -21,8 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import BackendError
-from .base import Deadline, check_accuracy
+from ...errors import BackendError
+from ..base import Deadline, check_accuracy
 from .linear import (
     TooManyStates,
     _components,

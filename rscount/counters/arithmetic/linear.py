@@ -27,11 +27,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import BackendError, CountTimeout
-from ..logic import Const, Op, Var, variables
-from ..result import Tally
-from ..support import distinct, row_codes
-from .base import Counter, Deadline, Options, small_first
+from ...errors import BackendError, CountTimeout
+from ...logic import Const, Op, Var, variables
+from ...result import Tally
+from ...support import distinct, row_codes
+from ..base import Counter, Deadline, Options, small_first
 
 CLASSES = ("disentangled", "shared")
 MAX_CELLS = 1 << 25  # partial assignments held at once times their constraints (int64 each)

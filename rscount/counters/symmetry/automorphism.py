@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
-from ..quotient import MAX_TABLE, Quotient, quotient
-from ..result import ConceptMap, Tally
-from ..support import distinct_rows
-from ..symmetry import partition
-from .base import Counter, Deadline, Options
+from ...errors import BackendError
+from ...quotient import MAX_TABLE, Quotient, quotient
+from ...result import ConceptMap, Tally
+from ...support import distinct_rows
+from ...symmetry import partition
+from ..base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 MAX_NODES = 200_000

@@ -1,8 +1,8 @@
 """Exact projected model counting with Ganak (pyganak)."""
 from __future__ import annotations
 
-from ..result import Tally
-from .base import Counter, Options, missing, run_isolated
+from ...result import Tally
+from ..base import Counter, Options, missing, run_isolated
 
 NOTE = ("ganak caches components by hash (probabilistic caching, no option to turn it off); "
         "the chance of a wrong count is astronomically small but not zero")

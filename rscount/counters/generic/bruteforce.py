@@ -8,10 +8,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..errors import BackendError
-from ..result import ConceptMap, Tally
-from ..support import exhaustive
-from .base import Counter, Deadline, Options
+from ...errors import BackendError
+from ...result import ConceptMap, Tally
+from ...support import exhaustive
+from ..base import Counter, Deadline, Options
 
 LIMIT = 3_000_000
 
@@ -155,7 +155,7 @@ class BruteForce(Counter):
             if limit is not None and n >= limit:
                 return
             if problem.map_class == "joint":
-                from ..result import JointMap
+                from ...result import JointMap
                 yield JointMap(tuple(sorted(m.items())), task.format_vector)
             else:
                 yield ConceptMap(m, names, doms)

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
-from ..logic import Const, Op, Var
-from .base import Deadline
+from ...errors import BackendError
+from ...logic import Const, Op, Var
+from ..base import Deadline
 from .linear import (
     FLIP,
     LinearCounter,

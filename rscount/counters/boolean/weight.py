@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
-from ..logic import Const, Op, Var
-from ..result import ConceptMap, Tally
-from .base import Counter, Deadline, Options
+from ...errors import BackendError
+from ...logic import Const, Op, Var
+from ...result import ConceptMap, Tally
+from ..base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 _CHAINS = {"and", "or", "xor", "add", "mul", "min", "max"}  # associative and commutative: a chain's order is moot

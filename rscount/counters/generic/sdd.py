@@ -7,10 +7,10 @@ the constraint clauses are conjoined. PySDD's own ``model_count()`` wraps at
 """
 from __future__ import annotations
 
-from ..circuit import FALSE, TRUE
-from ..errors import BackendError
-from ..result import Tally
-from .base import Counter, Options, missing, run_isolated
+from ...circuit import FALSE, TRUE
+from ...errors import BackendError
+from ...result import Tally
+from ..base import Counter, Options, missing, run_isolated
 
 
 def exact_model_count(node, total_vars: int) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import threading
 import time
 
-from ..result import Tally
-from .base import Counter, Options, missing, run_isolated
+from ...result import Tally
+from ..base import Counter, Options, missing, run_isolated
 
 SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked

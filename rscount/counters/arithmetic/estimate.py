@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import math
 
-from ..errors import BackendError
-from ..result import Tally
-from . import arithmetic, linear, product
-from .base import Counter, Deadline, Options, small_first
+from ...errors import BackendError
+from ...result import Tally
+from ..base import Counter, Deadline, Options, small_first
+from . import elimination, linear, product
 from .montecarlo import Confidence, Estimate
 
 
 def _solve(problem, deadline: Deadline, confidence: Confidence):
-    if arithmetic.applies(problem):
-        return arithmetic.count_complete(problem, deadline, confidence)[0]
+    if elimination.applies(problem):
+        return elimination.count_complete(problem, deadline, confidence)[0]
     if linear.applies(problem):
         return linear.count_linear(problem, deadline, confidence=confidence)[0]
     return product.count_product(problem, deadline, confidence=confidence)[0]
@@ -32,7 +32,7 @@ class EstimateCounter(Counter):
     exact = False
 
     def applies(self, problem) -> bool:
-        return arithmetic.applies(problem) or linear.applies(problem) or product.applies(problem)
+        return elimination.applies(problem) or linear.applies(problem) or product.applies(problem)
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if not self.applies(problem):

@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..encoding import encode
-from ..errors import BackendError, CountTimeout
-from ..result import Tally
-from ..support import distinct, grid, row_codes, row_ids, space_label_ids
-from ..symmetry import knowledge_blocks, partition
-from . import modjoin
-from .base import Counter, Deadline, Options, briefly, missing, run_isolated
-from .ganak import NOTE as GANAK_NOTE
-from .ganak import count_cnf
+from ...encoding import encode
+from ...errors import BackendError, CountTimeout
+from ...result import Tally
+from ...support import distinct, grid, row_codes, row_ids, space_label_ids
+from ...symmetry import knowledge_blocks, partition
+from ..base import Counter, Deadline, Options, briefly, missing, run_isolated
+from ..generic.ganak import NOTE as GANAK_NOTE
+from ..generic.ganak import count_cnf
+from . import join as modjoin
 
 CLASSES = ("complete", "permutation", "disentangled")  # disentangled: joined only
 MAX_GRID = 1 << 20  # concept vectors evaluated to find the modules
@@ -276,7 +276,7 @@ class _Tables:
 
 
 class _Joins:
-    """Value-map counts of source splits, joining class vectors up the tree (see :mod:`.modjoin`).
+    """Value-map counts of source splits, joining class vectors up the tree (see :mod:`.join`).
 
     The classes each module may take on a support row are pushed down from
     the row's label; a join keeps only pairs that respect them. At the top,

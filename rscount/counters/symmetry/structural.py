@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 
-from ..encoding import encode
-from ..errors import BackendError
-from ..result import Tally
-from ..symmetry import knowledge_blocks, meet, support_blocks
-from .base import Counter, Deadline, Options, missing, run_isolated
-from .sdd import (
+from ...encoding import encode
+from ...errors import BackendError
+from ...result import Tally
+from ...symmetry import knowledge_blocks, meet, support_blocks
+from ..base import Counter, Options, missing, run_isolated
+from ..generic.sdd import (
     compile_encoding,
     count_exhaustive,
     exact_model_count,

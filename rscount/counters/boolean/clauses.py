@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
-from ..logic import Op, Var
-from ..result import Tally
-from ..support import row_ids
-from .base import Counter, Deadline, Options, briefly, run_isolated
+from ...errors import BackendError
+from ...logic import Op, Var
+from ...result import Tally
+from ...support import row_ids
+from ..base import Counter, Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")
 MAX_STATES = 2_000_000  # merged states held at once; past this the generic counters take over

@@ -11,10 +11,10 @@ from collections import Counter as Multiset
 
 import numpy as np
 
-from ..errors import BackendError
-from ..result import JointMap, Tally
-from ..support import MAX_EXHAUSTIVE, exhaustive
-from .base import Counter, Options
+from ...errors import BackendError
+from ...result import JointMap, Tally
+from ...support import MAX_EXHAUSTIVE, exhaustive
+from ..base import Counter, Options
 
 
 def _classes(problem):

@@ -18,14 +18,14 @@ import math
 
 import numpy as np
 
-from ..errors import BackendError
-from ..split import components
-from ..support import clashes, row_codes
-from ..symmetry import knowledge_blocks
-from .base import Deadline
+from ...errors import BackendError
+from ...split import components
+from ...support import clashes, row_codes
+from ...symmetry import knowledge_blocks
+from ..base import Deadline
+from ..search import bijection_weight
 from .linear import LinearCounter, count_linear, integer_domains, linear_label, reworded
 from .product import count_product, natural_domains, product_label
-from .search import bijection_weight
 
 CLASSES = ("complete", "permutation")
 MAX_ASSIGNMENTS = 1 << 14  # source assignments of one part

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import BackendError
-from ..result import Tally
-from ..support import grid, space_label_ids
-from .base import Counter, Deadline, Options
-from .bruteforce import number_of_candidates
+from ...errors import BackendError
+from ...result import Tally
+from ...support import grid, space_label_ids
+from ..base import Counter, Deadline, Options
+from ..generic.bruteforce import number_of_candidates
 
 CLASSES = ("disentangled", "shared")
 MAX_MAPS = 1 << 12  # value-map tuples tried

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import itertools
 
-from ..errors import BackendError
-from ..logic import Const, Var
-from ..result import Tally
-from ..semantics import apply_scalar
-from .base import Counter, Deadline, Options, missing, run_isolated
+from ...errors import BackendError
+from ...logic import Const, Var
+from ...result import Tally
+from ...semantics import apply_scalar
+from ..base import Counter, Options, missing, run_isolated
 
 CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
 

@@ -1,0 +1,1 @@
+"""Generic counters: any problem, through its CNF encoding (Ganak, SDD, ApproxMC, SAT enumeration) or by brute force."""

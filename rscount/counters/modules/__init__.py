@@ -1,0 +1,1 @@
+"""Counters for knowledge built from modules read through a few classes: prune source splits, join class vectors."""

@@ -1,0 +1,95 @@
+"""Exact counts on any support by a search over the entries of the value maps.
+
+A map of class complete (= permutation), disentangled or shared is a choice
+of source concept for every predicted concept plus a table of entries
+(source value -> predicted value). A support vector reads one entry per
+predicted concept, so the search assigns entries one at a time, the one that
+completes the most support vectors first. Each vector keeps, per label part
+(labels reading disjoint concepts), the index of its partial prediction in a
+*star table*: every concept's domain plus one "not yet known" slot, holding
+the set of labels some completion still reaches. A vector whose true label
+drops out of that set prunes the branch, and so do two vectors bound to end
+with the same prediction (same partial prediction, same values on every
+source still to be read) that want different labels: a map that loses
+information a label needs dies at once. Entries that no undecided vector
+reads, values no vector shows, and everything left once every label is
+fixed are counted in closed form; equal states are counted once (a cache
+keyed by the labelling function each vector has left, not by how it got
+there). Once every predicted concept has its source, a vector with two or
+three open entries narrows their values to those some completion supports
+(arc consistency, to a fixpoint). Value permutations of the predicted
+concepts that keep every label (Kand-Logic: a color and a shape permutation
+per figure) map optimal maps to optimal maps, so an entry tries one value
+per orbit of the permutations that fix the entries set so far and counts
+it once per member of the orbit. Likewise, for complete maps, predicted
+concepts the knowledge can swap read sources in increasing order, and the
+count is multiplied by the blocks' factorials.
+
+The parts: :mod:`.tables` (star tables), :mod:`.state` (the state as plain
+data), :mod:`.propagate` (pruning), :mod:`.symmetries` (orbits), :mod:`.memo`
+(equal states) and :mod:`.branch` (the search).
+"""
+from __future__ import annotations
+
+from ...errors import BackendError, CountTimeout
+from ...result import Tally
+from ..base import Counter, Deadline, Options, briefly, run_isolated
+from .branch import Search, bijection_weight
+from .tables import MAX_STAR, largest_star
+
+__all__ = ["SearchCounter", "BACKEND", "bijection_weight"]
+
+CLASSES = ("complete", "permutation", "disentangled", "shared")
+QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 14, 0.05  # small problems are first tried in-process, briefly
+
+
+class SearchCounter(Counter):
+    """Exact counts on sampled supports (any support), with concept supervision."""
+
+    name = "search"
+
+    def applies(self, problem) -> bool:
+        task = problem.task
+        if problem.map_class not in CLASSES or not problem.support.listed:
+            return False
+        return largest_star(task) <= MAX_STAR
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        if problem.map_class not in CLASSES:
+            raise BackendError(f"search counts classes {', '.join(CLASSES)}, not {problem.map_class}")
+        if not problem.support.listed:
+            raise BackendError("search needs the support's vectors listed; this exhaustive support is too large")
+        if not self.applies(problem):
+            raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} "
+                               f"here; use --backend ganak")
+
+        def work():
+            try:
+                search = Search(problem, options.deadline(self.name))
+            except ValueError as exc:
+                raise BackendError(f"search cannot run here: {exc}") from None
+            return search.total(), search.nodes
+
+        total, nodes = run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress,
+                         options.cancel)
+        return Tally(total, notes=(f"search: {nodes} partial maps visited",))
+
+    def quick(self, problem) -> Tally | None:
+        """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
+
+        Forking a child and racing Ganak costs more than counting a problem
+        of a few dozen vectors, so those are tried here first, unforked.
+        """
+        if not self.applies(problem) or problem.support.length > QUICK_ROWS or largest_star(problem.task) > QUICK_STAR:
+            return None
+        def go(deadline: Deadline) -> tuple:
+            search = Search(problem, deadline, every=8)
+            return search.total(), search.nodes
+        done = briefly(go, QUICK_SECONDS, self.name, catch=(CountTimeout, ValueError))
+        if done is None:
+            return None
+        return Tally(done[0], notes=(f"search: {done[1]} partial maps visited, in this process "
+                                     f"(a small problem: no child process, no race)",))
+
+
+BACKEND = SearchCounter()

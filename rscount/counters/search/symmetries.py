@@ -1,0 +1,85 @@
+"""Symmetries the search counts once per orbit: value permutations and interchangeable predicted concepts.
+
+Value permutations of the predicted concepts that keep every label
+(Kand-Logic: a color and a shape permutation per figure) map optimal maps to
+optimal maps, so an entry tries one value per orbit of the permutations
+that fix the entries set so far and counts it once per member of the orbit.
+Likewise, for complete maps, predicted concepts the knowledge can swap read
+sources in increasing order, and the count is multiplied by the blocks'
+factorials.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...symmetry import compose, knowledge_blocks, value_symmetries
+
+MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
+
+
+def concept_blocks(problem) -> dict:
+    """Per predicted concept in a block of interchangeable ones (complete maps): its block.
+
+    Permuting the predicted concepts of a block keeps every label, so it maps
+    optimal maps to optimal maps, and no complete map to itself (the block's
+    members read distinct sources). Each orbit therefore holds exactly one
+    map whose block members read sources in increasing order; the search
+    counts those and multiplies by the blocks' factorials. Supervision pins
+    concepts, so the caller passes no blocks then.
+    """
+    if problem.map_class not in ("complete", "permutation"):
+        return {}
+    return {i: block for block in knowledge_blocks(problem.task) if len(block) > 1 for i in block}
+
+
+def value_group(task, parts: list, units: list, width: int, any_supervision: bool) -> np.ndarray:
+    """Value permutations of the predicted concepts that keep every label (identity first).
+
+    If a map is optimal, so is the map followed by such a permutation, so
+    values in one orbit of the permutations that fix every entry set so far
+    lead to equally many maps and one of them is counted for all.
+    Supervision pins values, so with it the group is the identity alone.
+    """
+    identity = np.arange(width, dtype=np.int64)[None, None, :].repeat(task.k, axis=1)
+    if any_supervision:
+        return identity
+    where = {c: n for n, part in enumerate(parts) for c in part.concepts}
+    group = identity
+    for n, part in enumerate(parts):
+        ties = []
+        for unit in units:
+            if len(unit.members) > 1:
+                if len({where.get(i) for i in unit.members}) > 1:
+                    return identity  # a group spanning label parts: its one permutation would tie them
+                if where.get(unit.members[0]) == n:
+                    ties.append(tuple(part.concepts.index(i) for i in unit.members))
+        shape = tuple(int(s) + 1 for s in part.sizes)
+        cells = part.table.reshape(shape)[tuple(slice(0, s - 1) for s in shape)]
+        codes = np.unique(cells, return_inverse=True)[1].reshape(cells.shape)
+        found = value_symmetries(codes, tuple(ties))
+        if found is None or len(found) * len(group) > MAX_GROUP:
+            return identity
+        if len(found) == 1:
+            continue
+        lifted = identity[0][None].repeat(len(found), axis=0)
+        lifted[:, list(part.concepts), :found.shape[2]] = found
+        group = compose(lifted, group)
+    return group
+
+
+def orbits(state, n: int, values) -> list:
+    """(value, orbit size) for one value per orbit of ``values`` under the stabilizer of the entries set so far."""
+    values = list(values)
+    if len(state.stab) == 1:
+        return [(v, 1) for v in values]
+    images = state.group[state.stab, state.units[n].members[0]]
+    out, seen, allowed = [], set(), set(values)
+    for v in values:
+        if v in seen:
+            continue
+        orbit = set(images[:, v].tolist())
+        if not orbit <= allowed:  # cannot happen: the allowed values are the stabilizer's own
+            return [(v, 1) for v in values]
+        seen |= orbit
+        out.append((v, len(orbit)))
+    return out

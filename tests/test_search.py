@@ -1,0 +1,163 @@
+"""The entry search against brute force, Ganak and the published counts; its parts (star tables, supports)
+by hand."""
+import math
+
+import numpy as np
+import pytest
+from contract import Contract, N, oracle
+from tiers import tiered
+
+import rscount
+
+
+class TestSearch(Contract):
+    """The entry search (any listed support, supervision included) against brute force and other backends."""
+
+    backend = "search"
+    classes = ["complete", "permutation", "disentangled", "shared"]
+
+    @pytest.mark.parametrize("seed", tiered(range(0, N, 4), 10))
+    def test_stacked_row_codes_count_the_same(self, seed, monkeypatch):
+        """The collision check's row codes stacked and ranked (past CODE_BOUND) give the fixed-weight counts."""
+        from rscount.counters.search import propagate
+        monkeypatch.setattr(propagate, "CODE_BOUND", 0)
+        for map_class in self.classes:
+            problem, expected = oracle(seed, map_class)
+            assert rscount.count_problem(problem, "search").count == expected, (map_class, problem.describe())
+
+    @pytest.mark.parametrize("targets, sources", [((2, 2, 2), (2, 2, 2)), ((2, 3, 3), (3, 2, 3)),
+                                                  ((3, 2), (2, 2)), ((4,), (3,)), ((2, 3, 2, 3), (3, 3, 2, 2))])
+    def test_bijection_weight(self, targets, sources):
+        import itertools
+
+        from rscount.counters.search import bijection_weight
+        want = sum(math.prod(t ** sources[p[n]] for n, t in enumerate(targets))
+                   for p in itertools.permutations(range(len(sources))))
+        assert bijection_weight(targets, sources) == want
+
+    @pytest.mark.parametrize("task, support, cls", [
+        ("mnmath", "by-label:100", "complete"), ("mnmath", "by-label:100", "disentangled"),
+        ("mnmath", "by-label:1000", "shared"), ("mnadd-half", None, "complete"),
+        ("mnadd-evenodd", None, "disentangled"), ("mnadd-evenodd", None, "shared"),
+        ("kand-logic", "by-label:100", "shared"), ("sdd-oia", "by-label:1000", "disentangled"),
+        ("xor4", "0,1,1,0;1,1,1,1;0,0,0,1", "complete")])
+    def test_sampled_library_tasks_match_ganak(self, task, support, cls):
+        problem = rscount.make_problem(task, map_class=cls, support=support)
+        assert not problem.support.exhaustive
+        got = rscount.count_problem(problem, "search")
+        assert got.count == rscount.count_problem(problem, "ganak").count, got.notes
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_residual_ids_name_functions(self, seed):
+        """Two star cells share an id exactly when every completion of their unknowns gives the same label."""
+        import itertools
+
+        from rscount.counters.search.tables import residual_ids
+        rng = np.random.default_rng(seed)
+        sizes = tuple(int(x) for x in rng.integers(2, 4, size=3))
+        labels = rng.integers(0, 2 + seed % 3, size=sizes)
+        star = np.zeros(tuple(s + 1 for s in sizes), dtype=np.int64)
+        star[tuple(slice(0, s) for s in sizes)] = labels + 1
+        strides = [int(x) // star.itemsize for x in star.strides]
+        ids, n_ids = residual_ids(star.ravel(), sizes, strides)
+        assert ids.max() < n_ids
+
+        def function(cell):  # labels of every vector, keeping the known values of the cell
+            grids = [range(s) if c == s else [c] * s for c, s in zip(cell, sizes)]
+            return tuple(int(labels[v]) for v in itertools.product(*grids))
+        cells = list(itertools.product(*(range(s + 1) for s in sizes)))
+        functions = {cell: function(cell) for cell in cells}
+        flat = {cell: int(ids[np.ravel_multi_index(cell, star.shape)]) for cell in cells}
+        for a, b in itertools.combinations(cells, 2):
+            assert (flat[a] == flat[b]) == (functions[a] == functions[b]), (a, b)
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("params, subsample, want", [
+        ({"k": 6, "m": 6, "seed": 0}, 0.5, 1), ({"k": 8, "m": 3, "seed": 0}, 0.5, 16),
+        ({"k": 6, "m": 3, "seed": 1}, 0.1, 26048)])
+    def test_random_logic_matches_ganak(self, params, subsample, want):
+        """Rows bound to end alike must want one label: the cut that makes these fast keeps the count."""
+        problem = rscount.make_problem("mnlogic-random", params={**params, "l": 3}, subsample=subsample)
+        got = rscount.count_problem(problem, "search")
+        assert got.count == want == rscount.count_problem(problem, "ganak").count
+        nodes = int(got.notes[0].split()[1])
+        assert nodes < 10_000, got.notes  # k=6 m=6: 93,209 visits before the cut and the residual cache, 3,248 now
+
+    @pytest.mark.parametrize("task, support, cls, want, most", [
+        ("kand-logic", "by-label:100", "shared", 36, 30), ("mnmath-b1", "by-label:100", "shared", 1, 100)])
+    def test_symmetry_and_consistency_prune(self, task, support, cls, want, most):
+        """One value per orbit of the label-keeping value permutations (Kand-Logic: 121 visits without,
+        7 with), and arc consistency on rows with 2-3 open entries (MNMath-B.1: 931 without, 26 with)."""
+        got = rscount.count_problem(rscount.make_problem(task, map_class=cls, support=support), "search")
+        assert got.count == want
+        assert int(got.notes[0].split()[1]) < most, got.notes
+
+    @pytest.mark.parametrize("vector, want", [("0,0,0", 192), ("1,1,1", 192), ("0,1,1", 192)])
+    def test_published_single_examples(self, vector, want):
+        assert rscount.count("xor3", support=vector, backend="search").count == want
+        assert rscount.count("and3", support="1,1,1", backend="search").count == 48
+        assert rscount.count("and3", support="0,0,0", backend="search").count == 336
+
+    @pytest.mark.parametrize("seed", range(12))
+    def test_label_parts_on_disjoint_concepts_match_bruteforce(self, seed):
+        """Three label parts: a step that sets an entry re-checks only its own part for rows bound to collide."""
+        import random
+        rng = random.Random(seed)
+        names = [f"c{i}" for i in range(4)]
+        blocks = [names[:2], names[2:3], names[3:]]
+        ops = ["{} & {}", "{} | {}", "{} ^ {}", "~{} | {}", "{} & ~{}"]
+        labels = [rng.choice(ops).format(*b) if len(b) == 2 else rng.choice(["~{}", "{}"]).format(*b) for b in blocks]
+        task = rscount.task_from_spec({"name": "parts", "concepts": names, "labels": labels})
+        rows = rng.sample(range(task.space_size), rng.randint(3, 14))
+        from randomtasks import _rows
+        for cls in ("complete", "disentangled"):
+            problem = rscount.make_problem(task, map_class=cls, support=_rows(task, rows))
+            assert rscount.count_problem(problem, "search").count == \
+                rscount.count_problem(problem, "bruteforce").count, (cls, labels, rows)
+
+    def test_chosen_for_sampled_supports(self):
+        r = rscount.count("mnmath-b1", support="by-label:1000", map_class="shared", timeout=120)
+        assert r.count == 1 and r.backend in ("search", "ganak")
+        assert any(note.startswith("search and ganak ran side by side") for note in r.notes)
+
+    @pytest.mark.parametrize("seed", range(20))
+    def test_supports_by_matrix_products_equal_boolean_ones(self, seed):
+        from rscount.counters.search.propagate import supports
+        rng = np.random.default_rng(seed)
+        width = int(rng.integers(2, 11))
+        ok = rng.random((7, width, width, width)) < rng.random()
+        local = rng.random((7, 3, width)) < 0.6
+        for j in range(3):
+            want = np.array([[any(ok[r][(v, b, c) if j == 0 else (b, v, c) if j == 1 else (b, c, v)]
+                                  and local[r, [k for k in range(3) if k != j][0], b]
+                                  and local[r, [k for k in range(3) if k != j][1], c]
+                                  for b in range(width) for c in range(width)) for v in range(width)]
+                             for r in range(7)])
+            assert (supports(ok, local, j) == want).all()
+            assert (supports(ok.astype(np.float32), local, j) == want).all()
+
+    def test_small_problems_are_counted_in_process(self):
+        quick = 0
+        for seed in range(60):
+            for cls in self.classes:
+                problem, expected = oracle(seed, cls)
+                if problem.support.exhaustive or problem.map_class == "joint":
+                    continue
+                got = rscount.count_problem(problem)
+                assert got.count == expected, problem.describe()
+                quick += any("in this process" in note for note in got.notes)
+        assert quick >= 20
+        r = rscount.count("xor3", support="0,0,0")
+        assert (r.count, r.backend) == (192, "search") and "in this process" in r.notes[-1]
+
+    def test_quick_attempt_gives_way_to_the_race(self, monkeypatch):
+        from rscount.counters import search
+        monkeypatch.setattr(search, "QUICK_SECONDS", 0.0)
+        r = rscount.count("xor3", support="0,0,0")
+        assert r.count == 192 and any("ran side by side" in note for note in r.notes)
+
+    def test_times_out_cleanly(self):
+        from rscount.errors import CountTimeout
+        problem = rscount.make_problem("mnmath-b1", support="by-label:100", map_class="complete")
+        with pytest.raises(CountTimeout):
+            rscount.count_problem(problem, "search", timeout=0.5)
