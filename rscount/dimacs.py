@@ -98,12 +98,23 @@ def format_dimacs(nvars: int, clauses: Iterable, show: Iterable[int] | None = No
 
 
 def task_from_cnf(cnf: Cnf, name: str = "cnf"):
-    """rsbench's ``cnf`` task: the variables are boolean concepts, the label is 'the formula holds'."""
+    """The knowledge of a DIMACS file as a task.
+
+    A file that names its variables (``c var N concept c1=0`` / ``label y=1``, as our export writes) gives those
+    concepts and labels; one with only a ``c p show`` line gives a boolean concept per shown variable and the
+    label "the formula holds". Variables neither named nor shown are existentially quantified: they must be
+    Tseitin gates (see :mod:`rscount.tseitin`). A file with neither line is rsbench's ``cnf`` task: every
+    variable a boolean concept, the label "the formula holds".
+    """
     from .logic import Const, Op, Var
     from .task import Concept, Label, Task
 
     if cnf.nvars == 0:
         raise DimacsError(f"{name}: the CNF declares no variables; there are no concepts to count over")
+    if any(text.split(" ", 1)[0] in ("concept", "label") for text in cnf.names.values()):
+        return _named_task(cnf, name)
+    if cnf.show is not None:
+        return _shown_task(cnf, name)
     concepts = tuple(Concept(f"x{i}", (0, 1)) for i in range(1, cnf.nvars + 1))
     clauses = []
     for clause in cnf.clauses:
@@ -112,3 +123,47 @@ def task_from_cnf(cnf: Cnf, name: str = "cnf"):
     expr = Op("and", tuple(clauses))
     return Task(name=name, concepts=concepts, labels=(Label("y", expr, "the CNF holds"),),
                 description=f"DIMACS CNF over {cnf.nvars} variables, {len(cnf.clauses)} clauses")
+
+
+def _or(literal, clause):
+    from .logic import Const, Op
+    return Op("or", tuple(literal(lit) for lit in clause)) if clause else Const(0)
+
+
+def _named_task(cnf: Cnf, name: str):
+    """Concepts and labels from the 'c var' lines; every other variable a Tseitin gate."""
+    from . import tseitin
+    from .logic import Const
+    from .task import Label, Task
+
+    bits = tseitin.read_bits(cnf.names, name)
+    concepts, leaves = tseitin.concept_leaves(bits, name)
+    labels = bits.of("label")
+    if not labels:
+        raise DimacsError(f"{name}: the 'c var' lines name no label; name the label bits 'label NAME=VALUE'")
+    label_bits = {var for values in labels.values() for _, var in values}
+    defs, rest = tseitin.gate_definitions(cnf.clauses, set(leaves), label_bits)
+    for clause in [c for c in rest if len(c) == 1 and abs(c[0]) in label_bits and abs(c[0]) not in defs]:
+        leaves[abs(clause[0])] = Const(1 if clause[0] > 0 else 0)  # a label bit fixed by a unit clause
+    literal = tseitin.knowledge_from_gates(cnf.clauses, leaves, defs, name)
+    tseitin.check_constraints([_or(literal, c) for c in rest], concepts, name)
+    tseitin.one_hot_labels(cnf.clauses, cnf.nvars, bits, name)
+    out = tuple(Label(label, tseitin.label_expression(label, values, literal, name), f"label bits of {label}")
+                for label, values in labels.items())
+    return Task(name=name, concepts=concepts, labels=out,
+                description=f"DIMACS knowledge over {len(concepts)} named concepts, {len(defs)} gates")
+
+
+def _shown_task(cnf: Cnf, name: str):
+    """A boolean concept per shown variable; the hidden ones Tseitin gates; the label: the formula holds."""
+    from . import tseitin
+    from .logic import Op, Var
+    from .task import Concept, Label, Task
+
+    leaves = {v: Var(f"x{v}") for v in cnf.show}
+    defs, rest = tseitin.gate_definitions(cnf.clauses, set(leaves))
+    literal = tseitin.knowledge_from_gates(cnf.clauses, leaves, defs, name)
+    expr = Op("and", tuple(_or(literal, c) for c in rest))
+    concepts = tuple(Concept(f"x{v}", (0, 1)) for v in cnf.show)
+    return Task(name=name, concepts=concepts, labels=(Label("y", expr, "the CNF holds"),),
+                description=f"DIMACS CNF over {len(concepts)} shown variables, {len(defs)} gates quantified out")

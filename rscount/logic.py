@@ -267,11 +267,12 @@ def _natural(name: str):
 
 def variables(expr: Expr) -> set:
     """Return the concept names an expression reads."""
-    out, stack = set(), [expr]
+    out, stack, seen = set(), [expr], set()
     while stack:
         node = stack.pop()
         if isinstance(node, Var):
             out.add(node.name)
-        elif isinstance(node, Op):
+        elif isinstance(node, Op) and id(node) not in seen:  # shared sub-expressions are read once
+            seen.add(id(node))
             stack.extend(node.args)
     return out
