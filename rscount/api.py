@@ -22,6 +22,7 @@ from .encoding import encode
 from .errors import BackendError, CountTimeout, EncodingError, SupportError
 from .problem import Problem, make_supervision
 from .result import CountResult, Tally, format_count
+from .spec import domain_groups, parse_groups
 from .support import Support
 from .task import Task
 from .tasks import get_task
@@ -37,15 +38,24 @@ def resolve_task(task: str | Task, params: dict | None = None) -> Task:
 
 def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
                  subsample=None, seed: int = 0, support_file: str | Path | None = None,
-                 concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None) -> Problem:
+                 concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None,
+                 groups=None) -> Problem:
     """Assemble a :class:`Problem` from a task and the support and supervision options.
 
     ``support`` is a Support, ``"exhaustive"``, ``"by-label:N"`` (N vectors drawn
     label first, as rsbench's generators do), explicit text ``"1,1;0,1"`` or a
     list of vectors; ``None`` means the task's default support. ``subsample``
-    (a fraction or a count) then samples that support with ``seed``.
+    (a fraction or a count) then samples that support with ``seed``. ``groups`` (``"d1,d2;s1,s2"`` or a list
+    of lists) replaces the task's concept groups; class ``shared`` on a task without groups gives every concept
+    of one domain one classifier, as rsbench's shared extractor does, and says so in the result's warnings.
     """
     task = resolve_task(task, params)
+    if groups is not None:
+        task = dataclasses.replace(task, groups=parse_groups(groups))
+    if map_class == "shared" and not task.groups:
+        task = dataclasses.replace(task, groups=domain_groups(task), warnings=task.warnings + (
+            "no concept groups declared: class shared gives the concepts of each domain one classifier, as "
+            "rsbench's shared extractor does (declare groups to choose)",))
     if support_file is not None and support is not None:
         raise EncodingError("give either an explicit support or a support file, not both")
     if support_file is not None:
@@ -276,7 +286,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
           map_class: str = "complete", support=None, subsample=None, seed: int = 0,
           support_file=None, concept_sup=None, supervise: Sequence[str] = (),
           epsilon: float = 0.8, delta: float = 0.2, timeout: float | None = None,
-          memory_mb: int | None = None, params: dict | None = None,
+          memory_mb: int | None = None, params: dict | None = None, groups=None,
           progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Return the number of optimal concept maps of ``task`` as a :class:`CountResult`.
 
@@ -286,7 +296,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     """
     problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
                            support_file=support_file, concept_sup=concept_sup, supervise=supervise,
-                           params=params)
+                           params=params, groups=groups)
     return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                          timeout=timeout, memory_mb=memory_mb, progress=progress)
 

@@ -24,6 +24,8 @@ from .problem import MAP_CLASSES
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
 
+__version__ = "0.1.0"
+
 __all__ = ["main", "build_parser"]
 
 
@@ -52,6 +54,8 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False):
     src.add_argument("--knowledge", action="append", metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
+    src.add_argument("--groups", metavar="G;G", help="concepts sharing one classifier (class shared), e.g. "
+                     "'d1,d2;s1,s2'; without it, shared reads the task's groups, or one per domain")
     return src
 
 
@@ -76,10 +80,11 @@ def add_status_options(group, what: str = "status lines") -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="countrss", description="Count the optimal concept maps (and so the reasoning "
-                "shortcuts) of a neuro-symbolic task before any model is trained. "
-                "'countrss audit --help' says what a model may confuse and the cheapest fix; "
-                "'countrss train --help' trains models and checks them against the count.")
+    p = _Parser(prog="countrss [count]", description="Count the optimal concept maps (and so the reasoning "
+                "shortcuts) of a neuro-symbolic task before any model is trained. Subcommands: count (the "
+                "default), audit ('countrss audit --help': what a model may confuse and the cheapest fix), train "
+                "('countrss train --help': train models and check them against the count).")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
     src = add_task_options(p)
     src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
     src.add_argument("--export-dimacs", metavar="DIR", help="write the knowledge of every library task "
@@ -150,6 +155,13 @@ def _task(args):
     if args.cnf:
         return task_from_cnf(read_dimacs(args.cnf), name=f"cnf:{args.cnf}")
     return task_from_text(args.knowledge, args.concepts)
+
+
+def _problem(args, task, map_class: str):
+    """The problem the support, supervision and group options describe for ``task``."""
+    return api.make_problem(task, map_class=map_class, support=args.support, subsample=args.subsample,
+                            seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
+                            supervise=args.supervise, groups=args.groups)
 
 
 def _list_tasks(out) -> None:
@@ -273,9 +285,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
     with memory_limit(args.memory_limit, "the audit"):
         for task in _designs(args):
             with time_limit(args.timeout, f"the audit of {task.name}"):
-                problem = api.make_problem(task, map_class=args.map_class, support=args.support,
-                                           subsample=args.subsample, seed=args.seed, support_file=args.support_file,
-                                           concept_sup=args.concept_sup, supervise=args.supervise)
+                problem = _problem(args, task, args.map_class)
                 audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
                                                      draw=args.draw, workers=args.workers, timeout=args.timeout,
                                                      progress=progress))
@@ -329,10 +339,7 @@ def _train(argv: Sequence[str], out, err) -> int:
         raise BackendError(f"countrss train needs the train extra ({exc.name} is missing): "
                            f"pip install -e '.[train]'") from None
     progress = _status(args, err, "countrss train")
-    problem = api.make_problem(_task(args), map_class=args.map_class or EXTRACTOR_CLASS[args.extractor],
-                               support=args.support, subsample=args.subsample, seed=args.seed,
-                               support_file=args.support_file, concept_sup=args.concept_sup,
-                               supervise=args.supervise)
+    problem = _problem(args, _task(args), args.map_class or EXTRACTOR_CLASS[args.extractor])
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight)
@@ -344,66 +351,70 @@ def _train(argv: Sequence[str], out, err) -> int:
     return 0
 
 
+def _count(argv: Sequence[str], out, err) -> int:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        print(f"countrss {__version__}", file=out)
+        return 0
+    if args.list_tasks:
+        _list_tasks(out)
+        return 0
+    if args.export_dimacs:
+        for path in export_library(args.export_dimacs):
+            print(path, file=out)
+        return 0
+    if args.backend and args.approx and args.backend not in ("approxmc", "estimate"):
+        raise _UsageError(f"--approx uses approxmc or estimate; it cannot be combined with --backend "
+                          f"{args.backend}")
+    if args.enumerate is not None and args.enumerate < 0:
+        raise _UsageError("--enumerate takes a non-negative number of maps")
+    if args.timeout is not None and args.timeout <= 0:
+        raise _UsageError("--timeout must be positive")
+    if not (args.epsilon > 0 and 0 < args.delta < 1):
+        raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
+    _check_memory(args.memory_limit)
+    progress = _status(args, err, "countrss")
+    if args.emit_dimacs:
+        check_output_path(args.emit_dimacs)
+    with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
+        problem = _problem(args, _task(args), args.map_class)
+        if args.emit_dimacs:
+            _emit(problem, args.emit_dimacs)
+        result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                   epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
+                                   memory_mb=args.memory_limit, progress=progress)
+        maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
+    if args.explain and not args.json:
+        print(result.explain(), file=out)
+    if args.json:
+        data = result.to_dict()
+        if args.enumerate is not None:
+            data["maps"] = maps
+        print(json.dumps(data), file=out)
+    else:
+        print(result, file=out)
+        if maps:
+            print(f"maps (first {len(maps)}):", file=out)
+            for m in maps:
+                print(f"  {m}", file=out)
+    return 0
+
+
+COMMANDS = {"count": _count, "audit": _audit, "train": _train}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out)."""
+    """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out, 130 Ctrl-C)."""
     out, err = sys.stdout, sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv[:1] and argv[0] in COMMANDS else "count"
     try:
-        if argv[:1] == ["train"]:
-            return _train(argv[1:], out, err)
-        if argv[:1] == ["audit"]:
-            return _audit(argv[1:], out, err)
-        args = build_parser().parse_args(argv)
-        if args.list_tasks:
-            _list_tasks(out)
-            return 0
-        if args.export_dimacs:
-            for path in export_library(args.export_dimacs):
-                print(path, file=out)
-            return 0
-        if args.backend and args.approx and args.backend not in ("approxmc", "estimate"):
-            raise _UsageError(f"--approx uses approxmc or estimate; it cannot be combined with --backend "
-                              f"{args.backend}")
-        if args.enumerate is not None and args.enumerate < 0:
-            raise _UsageError("--enumerate takes a non-negative number of maps")
-        if args.timeout is not None and args.timeout <= 0:
-            raise _UsageError("--timeout must be positive")
-        if not (args.epsilon > 0 and 0 < args.delta < 1):
-            raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
-        _check_memory(args.memory_limit)
-        progress = _status(args, err, "countrss")
-        if args.emit_dimacs:
-            check_output_path(args.emit_dimacs)
-        with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
-            task = _task(args)
-            problem = api.make_problem(task, map_class=args.map_class, support=args.support,
-                                       subsample=args.subsample, seed=args.seed, support_file=args.support_file,
-                                       concept_sup=args.concept_sup, supervise=args.supervise)
-            if args.emit_dimacs:
-                _emit(problem, args.emit_dimacs)
-            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
-                                       epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
-                                       memory_mb=args.memory_limit, progress=progress)
-            maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
-        if args.explain and not args.json:
-            print(result.explain(), file=out)
-        if args.json:
-            data = result.to_dict()
-            if args.enumerate is not None:
-                data["maps"] = maps
-            print(json.dumps(data), file=out)
-        else:
-            print(result, file=out)
-            if maps:
-                print(f"maps (first {len(maps)}):", file=out)
-                for m in maps:
-                    print(f"  {m}", file=out)
-        return 0
+        return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
     except _UsageError as exc:
         print(f"countrss: error: {exc}", file=err)
         return 2
     except CountTimeout as exc:
-        if "args" in locals() and args.json:
+        if "--json" in argv:
             print(json.dumps({"status": "timeout", "count": None, "exact": False, "error": str(exc)}), file=out)
         print(f"countrss: error: {exc}", file=err)
         return exc.exit_status

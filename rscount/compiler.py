@@ -21,6 +21,15 @@ ValueTable = dict  # value -> Lit
 MAX_VALUES = 100_000
 
 
+def precedence_hint(text: str) -> str:
+    """A reminder where ``& | ^`` meet a comparison: they bind tighter (as in Python), a common surprise."""
+    import re
+    if re.search(r"[&|^]", text) and re.search(r"==|!=|<|>", text):
+        return ("; note that & | ^ bind tighter than comparisons (as in Python): 'x == 1 & y == 2' reads "
+                "'x == (1 & y) == 2', so write '(x == 1) & (y == 2)'")
+    return ""
+
+
 def compile_expr(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> ValueTable:
     """Return the value table of ``expr``; ``inputs`` maps concept names to tables."""
     return _Compiler(circuit, inputs, text or _show(expr)).table(expr)
@@ -31,7 +40,7 @@ class _Compiler:
         self.c, self.inputs, self.text, self.memo = circuit, inputs, text, {}
 
     def fail(self, what: str) -> KnowledgeError:
-        return KnowledgeError(f"{what} in knowledge {self.text!r}")
+        return KnowledgeError(f"{what} in knowledge {self.text!r}{precedence_hint(self.text)}")
 
     def table(self, node: Expr) -> ValueTable:
         found = self.memo.get(id(node))

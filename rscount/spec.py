@@ -200,15 +200,44 @@ def task_from_spec(spec: Mapping) -> Task:
                 warnings=tuple(spec.get("warnings") or ()), params=params)
 
 
-def task_from_text(knowledge: str | list, concepts: str | None = None, name: str = "custom") -> Task:
-    """Build a task from knowledge text; concepts default to booleans named in it."""
+def task_from_text(knowledge: str | list, concepts: str | None = None, name: str = "custom",
+                   groups=None) -> Task:
+    """Build a task from knowledge text; concepts default to booleans named in it.
+
+    ``groups`` (``"d1,d2;s1,s2"`` or a list of lists of names) are the concepts that share one classifier.
+    """
     texts = [knowledge] if isinstance(knowledge, str) else list(knowledge)
     if concepts is None:
         found: list = []
         for t in texts:
             found += [n for n in free_names(t) if n not in found]
         concepts = ",".join(found)
-    return task_from_spec({"name": name, "concepts": concepts, "labels": texts})
+    return task_from_spec({"name": name, "concepts": concepts, "labels": texts, "groups": parse_groups(groups)})
+
+
+def parse_groups(groups) -> tuple:
+    """Concept groups from ``"d1,d2;s1,s2"``, a list of lists or a mapping of lists (None: no groups)."""
+    if groups is None:
+        return ()
+    if isinstance(groups, str):
+        groups = [g.split(",") for g in groups.split(";") if g.strip()]
+    elif isinstance(groups, Mapping):
+        groups = list(groups.values())
+    if not isinstance(groups, (list, tuple)) or not all(isinstance(g, (list, tuple)) for g in groups):
+        raise TaskError(f"groups must look like 'd1,d2;s1,s2' or a list of lists of concept names, got "
+                        f"{groups!r:.60}")
+    out = tuple(tuple(str(n).strip() for n in g if str(n).strip()) for g in groups)
+    if any(not g for g in out):
+        raise TaskError("a concept group is empty; name the concepts of each group, e.g. 'd1,d2;s1,s2'")
+    return out
+
+
+def domain_groups(task: Task) -> tuple:
+    """One group per domain: every concept of equal domain reads one classifier, as rsbench's shared extractor."""
+    by_domain: dict = {}
+    for c in task.concepts:
+        by_domain.setdefault(c.domain, []).append(c.name)
+    return tuple(tuple(g) for g in by_domain.values())
 
 
 def vectors_from_values(concepts: tuple, rows) -> tuple:

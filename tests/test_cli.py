@@ -152,3 +152,26 @@ def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "rscount.cli", "--task", "and3", "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == 6
+
+
+def test_version_and_subcommands(capsys):
+    assert main(["--version"]) == 0 and capsys.readouterr().out.startswith("countrss 0.")
+    assert main(["count", "--task", "xor3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 24
+    for command in ("count", "audit", "train"):
+        with pytest.raises(SystemExit) as stop:
+            main([command, "--help"])
+        assert stop.value.code == 0
+        assert f"countrss {command}" in capsys.readouterr().out or command == "count"
+
+
+def test_groups_on_the_command_line(capsys):
+    base = ["--knowledge", "d1 + d2", "--concepts", "d1=0..9,d2=0..9", "--support", "0,6;6,0;2,8;8,2",
+            "--map-class", "shared", "--json"]
+    assert main(base) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["count"] == 63_000_000 and any("one classifier" in w for w in one["warnings"])
+    assert main(base + ["--groups", "d1;d2"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 3_969_000_000_000_000  # disentangled
+    assert main(base + ["--groups", "d1,zz"]) == 2
+    assert "unknown concept 'zz'" in capsys.readouterr().err

@@ -83,10 +83,12 @@ LIBRARY = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "m
 def test_exported_knowledge_reads_back_as_the_task(name):
     """dimacs/NAME.cnf fed to --cnf is the library task again: same concepts, same labels on every vector tried,
     same count on the task's own support."""
-    import numpy as np
     from pathlib import Path
+
+    import numpy as np
     task = rscount.get_task(name)
-    back = rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(Path("dimacs") / f"{name}.cnf"))
+    folder = Path(__file__).resolve().parent.parent / "dimacs"
+    back = rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(folder / f"{name}.cnf"))
     assert [(c.name, c.domain) for c in back.concepts] == [(c.name, c.domain) for c in task.concepts]
     rng = np.random.default_rng(0)
     vectors = np.stack([rng.integers(0, s, size=2000) for s in task.sizes], axis=1)
@@ -99,7 +101,9 @@ def test_exported_knowledge_reads_back_as_the_task(name):
 
 
 def test_cli_counts_the_exported_xor3_as_xor3(capsys):
-    assert main(["--cnf", "dimacs/xor3.cnf", "--json"]) == 0
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "dimacs" / "xor3.cnf"
+    assert main(["--cnf", str(path), "--json"]) == 0
     import json
     assert json.loads(capsys.readouterr().out)["count"] == 24
 

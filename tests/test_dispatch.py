@@ -55,11 +55,28 @@ def test_plans_of_library_problems(task, options, kinds, first):
     assert [s.kind for s in plan.steps] == kinds and plan.first_counter == first
 
 
-def test_shared_without_groups_is_counted_as_disentangled():
-    p = rscount.make_problem(rscount.task_from_text(["a ^ b", "a & c"]), map_class="shared")
+def test_shared_with_singleton_groups_is_counted_as_disentangled():
+    p = rscount.make_problem(rscount.task_from_text(["a ^ b", "a & c"], groups="a;b;c"), map_class="shared")
     plan = rscount.plan(p)
     assert [s.kind for s in plan.steps] == ["as"] and plan.steps[0].problems[0].map_class == "disentangled"
     assert rscount.count_problem(p).count == rscount.count_problem(p, "bruteforce").count
+
+
+def test_shared_without_groups_gives_each_domain_one_classifier():
+    """Never a quiet change of class: no groups means one classifier per domain (rsbench's shared extractor),
+    and the result says so."""
+    task = rscount.task_from_text(["d1 + d2", "s1 | s2"], "d1=0..3,d2=0..3,s1,s2")
+    p = rscount.make_problem(task, map_class="shared", support="0,1,0,1;1,2,1,1;3,3,0,0")
+    assert p.task.groups == (("d1", "d2"), ("s1", "s2"))
+    r = rscount.count_problem(p)
+    assert r.map_class == "shared" and any("one classifier" in w for w in r.warnings)
+    grouped = rscount.make_problem(rscount.task_from_text(["d1 + d2", "s1 | s2"], "d1=0..3,d2=0..3,s1,s2",
+                                                          groups="d1,d2;s1,s2"),
+                                   map_class="shared", support="0,1,0,1;1,2,1,1;3,3,0,0")
+    assert r.count == rscount.count_problem(grouped, "bruteforce").count
+    own = rscount.make_problem(task, map_class="shared", support="0,1,0,1;1,2,1,1;3,3,0,0", groups="d1;d2;s1;s2")
+    assert rscount.count_problem(own).count == rscount.count_problem(
+        rscount.make_problem(task, map_class="disentangled", support="0,1,0,1;1,2,1,1;3,3,0,0")).count
 
 
 def test_long_symmetric_chains_go_to_the_weight_closed_form():
@@ -134,7 +151,7 @@ def test_shared_without_groups_on_random_samples(seed):
     """No concept shares a classifier: the shared maps are the disentangled ones, and the result says so."""
     import random
     rng = random.Random(seed)
-    task = rscount.task_from_text(["(a ^ b) | c", "c & ~d"], "a,b,c,d")
+    task = rscount.task_from_text(["(a ^ b) | c", "c & ~d"], "a,b,c,d", groups="a;b;c;d")
     rows = rscount.support.grid(task.sizes, rng.sample(range(16), rng.randint(1, 16))).tolist()
     problem = rscount.make_problem(task, map_class="shared", support=rows)
     got = rscount.count_problem(problem)
