@@ -269,7 +269,8 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
 
 
 def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResult:
-    """Shared maps optimal on every label part at once (see :func:`rscount.counters.symmetry.automorphism.count_shared_parts`)."""
+    """Shared maps optimal on every label part at once (see
+    :func:`rscount.counters.symmetry.automorphism.count_shared_parts`)."""
     from .counters.symmetry.automorphism import count_shared_parts
     start = time.perf_counter()
     total, boxes = count_shared_parts(problem, parts, Deadline(timeout, "automorphism"))

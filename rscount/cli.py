@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
     mode = how.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
-    mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling for arithmetic knowledge (exact where it can), else ApproxMC")
+    mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling "
+                      "for arithmetic knowledge (exact where it can), else ApproxMC")
     how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself")
     how.add_argument("--explain", action="store_true", help="print the plan (which counters, in which order, "
                      "why), then the count and which step gave it")
