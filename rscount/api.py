@@ -98,6 +98,14 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                   progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Count the optimal maps of ``problem`` by executing its :class:`~rscount.dispatch.Plan` (``backend``: the
     one counter to use, else each step is chosen)."""
+    result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
+                      timeout=timeout, memory_mb=memory_mb, progress=progress)
+    return dataclasses.replace(result, notes=problem.task.notes + result.notes) if problem.task.notes else result
+
+
+def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None = None, approx: bool = False,
+             epsilon: float = 0.8, delta: float = 0.2, seed: int = 1, timeout: float | None = None,
+             memory_mb: int | None = None, progress: Optional[Callable[[str], None]] = None) -> CountResult:
     check_mode(exact, approx)
     if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
@@ -110,7 +118,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     timed_out: list = []  # what the try steps said when their share of the time ran out
     for n, step in enumerate(steps.steps):
         if step.kind == "as":
-            same = count_problem(step.problems[0], exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+            same = _execute(step.problems[0], exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                                  seed=seed, timeout=timeout, memory_mb=memory_mb, progress=progress)
             return dataclasses.replace(same, map_class=problem.map_class, notes=same.notes + (step.reason,),
                                        plan=steps, answered=n)
@@ -127,7 +135,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                     result = _count_shared_parts(problem, list(step.problems), timeout=share)
                 else:
                     light = name in ("weight", "valuemaps")  # in this process: no memory limit, no status
-                    result = count_problem(problem, name, approx=name == "estimate", epsilon=epsilon, delta=delta,
+                    result = _execute(problem, name, approx=name == "estimate", epsilon=epsilon, delta=delta,
                                            seed=seed, timeout=share, memory_mb=None if light else memory_mb,
                                            progress=None if light else progress)
                 return dataclasses.replace(result, notes=tuple(notes) + result.notes, plan=steps, answered=n)

@@ -1,12 +1,20 @@
 """Import rsbench data-generator YAML configs as tasks (count a design before data exists).
 
-Handles the MNLogic (``n_digits``, ``xor_rule``), MNMath (``num_digits``,
-``digit_values``, a list of equations) and Kand-Logic (``shapes``, ``colors``,
-``n_shapes``, ``n_figures``, ``aggregator_symbols``, ``aggregator_logic``)
-generators; ``combinations_in_distribution`` becomes the default support.
+Read as rsbench's own generators and parsers read them (``rssgen``): the
+MNLogic / XOR generator (``n_digits``, ``xor_rule``), the MNIST generator
+(``num_digits``, ``digit_values``; one formula is MNAdd, a list of them
+MNMath), the Kandinsky generator (``shapes``, ``colors``, ``n_shapes``,
+``n_figures``, ``aggregator_symbols``, ``aggregator_logic``) and the CLEVR
+renderer (``symbols`` read by position as color, shape, material and size of
+each object, values from the renderer's own properties file).
+``combinations_in_distribution`` becomes the default support, in every form a
+generator reads. Fields for data generation only (proportions, sample sizes,
+paths) are accepted and listed in the result as not used for counting.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 from typing import Mapping
 
@@ -14,16 +22,23 @@ from .errors import TaskError
 from .spec import load_spec, shape_error, task_from_spec
 from .task import Task
 
-__all__ = ["task_from_config", "load_config", "CONFIG_FIELDS"]
+__all__ = ["task_from_config", "load_config", "CONFIG_FIELDS", "DATA_FIELDS", "CLEVR_PROPERTIES"]
 
 CONFIG_FIELDS = {"symbols", "logic", "combinations_in_distribution", "digit_values", "n_digits", "num_digits",
                  "xor_rule", "colors", "shapes", "n_shapes", "n_figures", "aggregator_symbols",
-                 "aggregator_logic"}
-# Fields about images and splits: they do not change the count.
-IGNORED = {"prop_in_distribution", "val_prop", "test_prop", "use_mnist", "n_samples", "name", "seed",
-           "output_path", "dataset_dimension", "sample_size"}
-KAND_SHAPES = ("square", "circle", "triangle")
+                 "aggregator_logic", "generator", "properties"}
+# Fields that choose images, splits and sizes: rsbench's generators read them, a count does not.
+DATA_FIELDS = {"prop_in_distribution", "val_prop", "test_prop", "ood_prop", "use_mnist", "mnist_path", "n_samples",
+               "sample_size", "seed", "output_path", "dataset_dimension"}
+KAND_SHAPES = ("square", "circle", "triangle")  # rsbench's Kandinsky generator: ALL_SHAPES, ALL_COLORS
 KAND_COLORS = ("red", "yellow", "blue")
+# rsbench's CLEVR renderer reads rssgen/clevr_config/properties.json by default (--properties_json); a config
+# may name other values under `properties` (an rscount field), e.g. CLEVR's original 8 colours.
+CLEVR_PROPERTIES = {"color": ("red", "blue"), "shape": ("cube", "star", "toroid"), "material": ("rubber", "metal"),
+                    "size": ("large", "medium", "small")}
+CLEVR_ATTRIBUTES = ("color", "shape", "material", "size")  # the renderer's order within an object
+GENERATORS = {"mnlogic": "mnlogic", "xor": "mnlogic", "mnist": "mnist", "mnadd": "mnist", "mnmath": "mnist",
+              "kandinsky": "kandinsky", "kand-logic": "kandinsky", "clevr": "clevr"}
 
 
 def load_config(path: str | Path) -> Task:
@@ -48,11 +63,15 @@ def _check_config_shapes(cfg: Mapping) -> None:
     if "logic" in cfg and not (isinstance(logic, text) or isinstance(logic, list)
                                and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in logic)):
         raise shape_error("config", "logic", logic, "a formula or a list of formulas")
-    for field in ("aggregator_logic", "name", "task"):
+    for field in ("aggregator_logic", "name", "task", "generator"):
         if field in cfg and not isinstance(cfg[field], text):
             raise shape_error("config", field, cfg[field], "text")
     if "xor_rule" in cfg and not isinstance(cfg["xor_rule"], bool):
         raise shape_error("config", "xor_rule", cfg["xor_rule"], "true or false")
+    props = cfg.get("properties")
+    if "properties" in cfg and not (isinstance(props, Mapping) and all(
+            isinstance(v, (list, Mapping)) and v and all(isinstance(x, str) for x in v) for v in props.values())):
+        raise shape_error("config", "properties", props, "a mapping of attribute names to lists of values")
     combos = cfg.get("combinations_in_distribution")
     if combos not in (None, "all") and not (isinstance(combos, list) and all(
             isinstance(c, (str, int, list)) and not isinstance(c, bool) for c in combos)):
@@ -64,76 +83,170 @@ def task_from_config(cfg: Mapping) -> Task:
     if not isinstance(cfg, Mapping):
         raise TaskError(f"a generator config must be a mapping of fields, not {type(cfg).__name__}")
     _check_config_shapes(cfg)
-    unknown = sorted(set(cfg) - CONFIG_FIELDS - IGNORED)
+    unknown = sorted(set(cfg) - CONFIG_FIELDS - DATA_FIELDS - {"name"})
     if unknown:
-        raise TaskError(f"unknown config field {unknown[0]!r}; known fields: {', '.join(sorted(CONFIG_FIELDS))}")
+        raise TaskError(f"unknown config field {unknown[0]!r}; known fields: {', '.join(sorted(CONFIG_FIELDS))} "
+                        f"and, for data generation only, {', '.join(sorted(DATA_FIELDS))}")
     name = str(cfg.get("name", "config"))
+    kind, notes = _generator(cfg), []
+    task = {"kandinsky": _kand, "mnist": _mnist, "mnlogic": _mnlogic, "clevr": _clevr}[kind](cfg, name, notes)
+    unused = sorted(set(cfg) & DATA_FIELDS)
+    if unused:
+        notes.append(f"config fields for data generation only, not used for counting: {', '.join(unused)}")
+    return dataclasses.replace(task, notes=tuple(notes))
+
+
+def _generator(cfg: Mapping) -> str:
+    """Which rsbench generator the config is for: named by ``generator``, else by the fields only it reads."""
+    if "generator" in cfg:
+        kind = GENERATORS.get(str(cfg["generator"]).lower())
+        if kind is None:
+            raise TaskError(f"config field 'generator' is {cfg['generator']!r}; choose one of "
+                            f"{', '.join(sorted(GENERATORS))}")
+        return kind
     kand = {"shapes", "colors", "n_shapes", "n_figures", "aggregator_symbols", "aggregator_logic"} & set(cfg)
-    math = {"num_digits", "digit_values"} & set(cfg)
+    mnist = {"num_digits", "digit_values"} & set(cfg)
     logic_ = {"n_digits", "xor_rule"} & set(cfg)
-    kinds = [k for k, fields in (("kand-logic", kand), ("mnmath", math), ("mnlogic", logic_)) if fields]
+    kinds = [k for k, fields in (("kand-logic", kand), ("mnmath", mnist), ("mnlogic", logic_)) if fields]
     if len(kinds) > 1:
         raise TaskError(f"config mixes fields of {kinds[0]} and {kinds[1]} generators; a config describes one")
-    kind = kinds[0] if kinds else ("mnmath" if isinstance(cfg.get("logic"), list) else "mnlogic")
-    return {"kand-logic": _kand, "mnmath": _mnmath, "mnlogic": _mnlogic}[kind](cfg, name)
+    if kinds:
+        return {"kand-logic": "kandinsky", "mnmath": "mnist", "mnlogic": "mnlogic"}[kinds[0]]
+    symbols = cfg.get("symbols") or []
+    if symbols and all(_clevr_attribute(s) for s in symbols):
+        return "clevr"
+    if isinstance(cfg.get("logic"), list):
+        return "mnist"
+    raise TaskError("cannot tell which rsbench generator this config is for: give 'n_digits' (MNLogic), "
+                    "'num_digits' (MNIST), 'n_figures' (Kandinsky), CLEVR symbols such as color_1, shape_1, "
+                    "material_1, size_1, or 'generator: mnlogic|mnist|kandinsky|clevr'")
 
 
-def _symbols(cfg, count: int | None, field: str, default: list) -> list:
-    symbols = cfg.get("symbols")
-    if symbols is None:
-        return default
-    if not isinstance(symbols, list) or not all(isinstance(s, str) for s in symbols):
-        raise TaskError("config field 'symbols' must be a list of names")
-    if count is not None and len(symbols) != count:
-        raise TaskError(f"config field 'symbols' has {len(symbols)} names but {field} says {count}")
-    return symbols
+def _clevr_attribute(symbol: str) -> str | None:
+    head = symbol.split("_")[0].lower()
+    return head if head in CLEVR_ATTRIBUTES and re.fullmatch(r"[A-Za-z]+_\d+", symbol) else None
+
+
+def _combos(cfg):
+    combos = cfg.get("combinations_in_distribution")
+    return None if combos in (None, [], "all") else combos
 
 
 def _support(cfg, rows):
-    combos = cfg.get("combinations_in_distribution")
-    return "exhaustive" if combos in (None, [], "all") else rows(combos)
+    combos = _combos(cfg)
+    return "exhaustive" if combos is None else rows(combos)
 
 
-def _mnlogic(cfg, name: str) -> Task:
+def _letters(n: int) -> list:
+    """rsbench's XOR generator names its digits a, b, ..., z, aa, ab, ... ."""
+    out = []
+    for i in range(n):
+        q, r = divmod(i, 26)
+        name = "abcdefghijklmnopqrstuvwxyz"[r]
+        while q > 0:
+            q, r = divmod(q - 1, 26)
+            name = "abcdefghijklmnopqrstuvwxyz"[r] + name
+        out.append(name)
+    return out
+
+
+def _mnlogic(cfg, name: str, notes: list) -> Task:
     k = cfg.get("n_digits")
-    symbols = _symbols(cfg, k, "'n_digits'", [f"c{i}" for i in range(1, int(k or 3) + 1)])
+    symbols = cfg.get("symbols")
     xor_rule = cfg.get("xor_rule", "logic" not in cfg)
-    if xor_rule and "logic" in cfg:
-        raise TaskError("config sets both 'xor_rule: true' and 'logic'; set xor_rule: false to use logic")
-    if not xor_rule and "logic" not in cfg:
-        raise TaskError("config sets 'xor_rule: false' but gives no 'logic'")
-    logic = " ^ ".join(symbols) if xor_rule else cfg["logic"]
-    if not isinstance(logic, str):
-        raise TaskError("config field 'logic' must be one formula for MNLogic")
+    if xor_rule:
+        if k is None:
+            k = len(symbols) if symbols else 3
+        symbols, logic = _letters(k), " ^ ".join(_letters(k))
+        if "logic" in cfg or cfg.get("symbols") not in (None, symbols):
+            notes.append("xor_rule: true, so the label is the XOR of every digit (a, b, c, ...) and the config's "
+                         "logic and symbols are not read, as rsbench's generator does")
+    else:
+        if "logic" not in cfg:
+            raise TaskError("config sets 'xor_rule: false' but gives no 'logic'")
+        logic = cfg["logic"]
+        if isinstance(logic, list) and len(logic) == 1:
+            logic = logic[0]
+        if not isinstance(logic, str):
+            raise TaskError("config field 'logic' must be one formula for MNLogic")
+        symbols = list(symbols or [f"c{i}" for i in range(1, int(k or 3) + 1)])
+        k = len(symbols) if k is None else k
+        if len(symbols) > k:
+            raise TaskError(f"config field 'symbols' has {len(symbols)} names but 'n_digits' says {k}")
+        symbols += [f"digit{i}" for i in range(len(symbols) + 1, k + 1)]  # digits no symbol names: never read
+
+    def rows(combos):
+        out = []
+        for c in combos:
+            bits = str(c).strip()
+            if len(bits) != k or set(bits) - {"0", "1"}:
+                raise TaskError(f"combination {c!r} must be {k} binary digits such as '{'0' * k}'")
+            out.append(bits)
+        return out
     return task_from_spec({"name": name, "concepts": {s: "bool" for s in symbols}, "labels": {"y": logic},
-                           "groups": {"bits": symbols}, "support": _support(cfg, lambda c: [str(x) for x in c]),
+                           "groups": {"bits": symbols}, "support": _support(cfg, rows),
                            "description": f"MNLogic config: y = {logic}"})
 
 
-def _mnmath(cfg, name: str) -> Task:
-    n = cfg.get("num_digits")
+def _mnist(cfg, name: str, notes: list) -> Task:
     logic = cfg.get("logic")
     if logic is None:
-        raise TaskError("MNMath config needs 'logic': one equation per label")
-    logic = [logic] if isinstance(logic, str) else list(logic)
-    symbols = _symbols(cfg, n, "'num_digits'", [])
+        raise TaskError("MNIST config needs 'logic': one formula (MNAdd) or one equation per label (MNMath)")
+    logic = [logic] if isinstance(logic, (str, int)) else list(logic)
+    symbols = list(cfg.get("symbols") or [])
     if not symbols:
-        raise TaskError("MNMath config needs 'symbols': the digit names of one equation")
+        raise TaskError("MNIST config needs 'symbols': the digit names of one equation")
+    n = cfg.get("num_digits", len(symbols))
+    if len(symbols) > n:
+        raise TaskError(f"config field 'symbols' has {len(symbols)} names but 'num_digits' says {n}")
     values = cfg.get("digit_values", list(range(10)))
-    if not isinstance(values, list) or not values or not all(isinstance(v, int) for v in values):
-        raise TaskError("config field 'digit_values' must be a non-empty list of integers")
+    if not isinstance(values, list) or not values or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 9 for v in values):
+        raise TaskError("config field 'digit_values' must be a non-empty list of digits 0..9")
+    symbols += [f"digit{i}" for i in range(len(symbols) + 1, n + 1)]  # digits no symbol names: never read
     concepts, labels = {}, {}
     for e, eq in enumerate(logic, start=1):
-        names = {s: f"{s}{e}" for s in symbols}
+        names = {s: f"{s}{e}" if len(logic) > 1 else s for s in symbols}
         concepts.update({v: values for v in names.values()})
-        labels[f"y{e}"] = _rename(str(eq), names)
+        labels[f"y{e}" if len(logic) > 1 else "y"] = _rename(str(eq), names)
+    width = len(concepts)
+
+    def rows(combos):
+        out = []
+        for c in combos:
+            digits = re.findall(r"\d", str(c))  # as the generator reads them: every digit, in order
+            if len(digits) != width:
+                raise TaskError(f"combination {c!r} lists {len(digits)} digits; an input has {width} "
+                                f"({len(logic)} equation(s) of {n} digits)")
+            out.append([int(d) for d in digits])
+        return out
+    kind = "MNMath" if len(logic) > 1 else "MNAdd"
     return task_from_spec({"name": name, "concepts": concepts, "labels": labels,
-                           "groups": {"digits": list(concepts)},
-                           "support": _support(cfg, lambda c: [list(str(x)) for x in c]),
-                           "description": f"MNMath config: {len(logic)} equations over {len(symbols)} digits each"})
+                           "groups": {"digits": list(concepts)}, "support": _support(cfg, rows),
+                           "description": f"{kind} config: {len(logic)} equation(s) over {n} digits each"})
 
 
-def _kand(cfg, name: str) -> Task:
+def _objects(combo, figures: int, per_figure: int, words: int, what: str) -> list:
+    """The objects of one combination, nested as rsbench's generators read it ([figure][object] strings) or flat."""
+    if isinstance(combo, list) and combo and all(isinstance(f, list) for f in combo):
+        if len(combo) != figures or any(len(f) != per_figure for f in combo):
+            raise TaskError(f"combination {combo!r:.80} must hold {figures} figure(s) of {per_figure} {what} each")
+        flat = [o for f in combo for o in f]
+    else:
+        flat = combo if isinstance(combo, list) else [combo]
+        if len(flat) != figures * per_figure:
+            raise TaskError(f"combination {combo!r:.80} lists {len(flat)} {what}; an input has "
+                            f"{figures * per_figure} ({figures} figure(s) of {per_figure})")
+    out = []
+    for obj in flat:
+        parts = re.findall(r"\b\w+\b", str(obj))
+        if len(parts) != words:
+            raise TaskError(f"{what[:-1]} {obj!r} must name {words} values")
+        out.append(parts)
+    return out
+
+
+def _kand(cfg, name: str, notes: list) -> Task:
     shapes = tuple(cfg.get("shapes", KAND_SHAPES))
     colors = tuple(cfg.get("colors", KAND_COLORS))
     for field, vals, allowed in (("shapes", shapes, KAND_SHAPES), ("colors", colors, KAND_COLORS)):
@@ -141,8 +254,11 @@ def _kand(cfg, name: str) -> Task:
         if bad or not vals:
             raise TaskError(f"config field {field!r} must be a non-empty subset of {list(allowed)}, got {list(vals)}")
     p, f = int(cfg.get("n_shapes", 3)), int(cfg.get("n_figures", 2))
-    symbols = _symbols(cfg, 2 * p, "2 x 'n_shapes'",
-                       [x for i in range(1, p + 1) for x in (f"shape_{i}", f"color_{i}")])
+    default = [x for i in range(1, p + 1) for x in (f"shape_{i}", f"color_{i}")]
+    symbols = list(cfg.get("symbols") or default)
+    if len(symbols) > 2 * p:
+        raise TaskError(f"config field 'symbols' has {len(symbols)} names but 2 x 'n_shapes' is {2 * p}")
+    symbols += default[len(symbols):]  # the generator reads shape, color of each object in order
     if "logic" not in cfg:
         raise TaskError("Kand-Logic config needs 'logic': the formula each figure must satisfy")
     agg_syms = cfg.get("aggregator_symbols", [f"pattern_{i}" for i in range(1, f + 1)])
@@ -159,14 +275,9 @@ def _kand(cfg, name: str) -> Task:
     def rows(combos):
         out = []
         for combo in combos:
-            prims = [c for c in combo] if isinstance(combo, list) else [combo]
-            if len(prims) != p * f:
-                raise TaskError(f"combination {combo!r} lists {len(prims)} primitives; an input has {p * f} "
-                                f"('color, shape' strings)")
             row = []
-            for prim in prims:
-                color, _, shape = str(prim).partition(",")
-                row += [shape.strip(), color.strip()]
+            for color, shape in _objects(combo, f, p, 2, "primitives ('color, shape' strings)"):
+                row += [shape, color]
             out.append(row)
         return out
 
@@ -175,6 +286,41 @@ def _kand(cfg, name: str) -> Task:
                                       "colors": [c for i, c in enumerate(concepts) if i % 2 == 1]},
                            "support": _support(cfg, rows),
                            "description": f"Kand-Logic config: {f} figures x {p} primitives"})
+
+
+def _clevr(cfg, name: str, notes: list) -> Task:
+    symbols = list(cfg.get("symbols") or [])
+    if not symbols or "logic" not in cfg or not isinstance(cfg["logic"], str):
+        raise TaskError("CLEVR config needs 'symbols' (color_1, shape_1, material_1, size_1, ...) and one 'logic'")
+    props = {**CLEVR_PROPERTIES, **{str(k).rstrip("s"): tuple(v) for k, v in (cfg.get("properties") or {}).items()}}
+    unknown = sorted(set(props) - set(CLEVR_ATTRIBUTES))
+    if unknown:
+        raise TaskError(f"config field 'properties' names {unknown[0]!r}; CLEVR objects have "
+                        f"{', '.join(a + 's' for a in CLEVR_ATTRIBUTES)}")
+    concepts = {}
+    for i, s in enumerate(symbols):
+        attribute = CLEVR_ATTRIBUTES[i % 4]  # the renderer substitutes object values by position
+        named = _clevr_attribute(s)
+        if named is not None and named != attribute:
+            raise TaskError(f"CLEVR symbol {s!r} stands at position {i + 1}, where the renderer puts object "
+                            f"{i // 4 + 1}'s {attribute}; list symbols as color, shape, material, size per object")
+        concepts[s] = list(props[attribute])
+    objects = (len(symbols) + 3) // 4
+    source = "the config's 'properties'" if cfg.get("properties") else \
+        "rsbench's CLEVR properties file (rssgen/clevr_config/properties.json)"
+    notes.append(f"CLEVR attribute values from {source}: " +
+                 "; ".join(f"{a}s {', '.join(props[a])}" for a in CLEVR_ATTRIBUTES))
+
+    def rows(combos):
+        out = []
+        for combo in combos:
+            row = [v for obj in _objects(combo, 1, objects, 4, "objects ('color shape material size' strings)")
+                   for v in obj][:len(symbols)]
+            out.append(row)
+        return out
+    return task_from_spec({"name": name, "concepts": concepts, "labels": {"y": str(cfg["logic"])},
+                           "support": _support(cfg, rows),
+                           "description": f"CLEVR config: {objects} objects, {len(symbols)} attributes"})
 
 
 def _rename(text: str, names: dict) -> str:

@@ -79,6 +79,7 @@ class Task:
     description: str = ""
     warnings: tuple = ()
     params: tuple = ()
+    notes: tuple = ()  # what the result should repeat about where the task came from
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.concepts]
