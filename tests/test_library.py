@@ -153,7 +153,8 @@ CONFIGS = ROOT / "tests" / "configs"
     ("clevr", "n_samples, ood_prop, prop_in_distribution, test_prop, val_prop")])
 def test_rsbench_example_configs_are_read_as_their_generators_read_them(name, fields):
     """rsbench's four example configs, as shipped: data fields set aside and named, the support as the generator
-    reads it, the count against an independent counter (Kandinsky: the shared class, whose complete count is out of reach)."""
+    reads it, the count against an independent counter (Kandinsky: the shared class; its complete count is out
+    of every counter's reach)."""
     task = rscount.config.load_config(CONFIGS / f"rsbench-{name}.yml")
     assert f"not used for counting: {fields}" in " ".join(task.notes)
     cls = "shared" if name == "kandinsky" else "complete"
