@@ -24,7 +24,7 @@ from .errors import (
 )
 from .problem import MAP_CLASSES, Problem, Supervision, make_supervision
 from .result import ConceptMap, CountResult, JointMap
-from .spec import load_spec, task_from_spec, task_from_text
+from .spec import load_spec, task_from_spec, task_from_sympy, task_from_text
 from .support import Support
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
@@ -35,7 +35,7 @@ __all__ = [
     "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",
     "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
-    "task_from_text", "Support", "Concept", "Label", "Task", "get_task", "task_names",
+    "task_from_text", "task_from_sympy", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
     "CountTimeout", "DimacsError", "HarnessError", "audit", "compare", "Audit", "Comparison",
 ]

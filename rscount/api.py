@@ -31,15 +31,26 @@ __all__ = ["count", "make_problem", "count_problem", "plan", "Plan", "choose_bac
            "resolve_task"]
 
 
-def resolve_task(task: str | Task, params: dict | None = None) -> Task:
-    """Return ``task`` itself, or the library task of that name built with ``params``."""
-    return task if isinstance(task, Task) else get_task(task, **(params or {}))
+def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
+    """Return ``task`` itself, the library task of that name built with ``params``, or the task of sympy
+    expressions (one, a list or a mapping label -> expression) over ``concepts``."""
+    if isinstance(task, Task):
+        return task
+    if isinstance(task, str):
+        if concepts is not None:
+            raise EncodingError("concepts= goes with sympy expressions; for knowledge text use "
+                                "rscount.task_from_text(text, concepts)")
+        return get_task(task, **(params or {}))
+    from .spec import task_from_sympy
+    if params:
+        raise EncodingError("params= goes with a library task name, not with sympy expressions")
+    return task_from_sympy(task, concepts)
 
 
 def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
                  subsample=None, seed: int = 0, support_file: str | Path | None = None,
                  concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None,
-                 groups=None) -> Problem:
+                 groups=None, concepts=None) -> Problem:
     """Assemble a :class:`Problem` from a task and the support and supervision options.
 
     ``support`` is a Support, ``"exhaustive"``, ``"by-label:N"`` (N vectors drawn
@@ -49,7 +60,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     of lists) replaces the task's concept groups; class ``shared`` on a task without groups gives every concept
     of one domain one classifier, as rsbench's shared extractor does, and says so in the result's warnings.
     """
-    task = resolve_task(task, params)
+    task = resolve_task(task, params, concepts)
     if groups is not None:
         task = dataclasses.replace(task, groups=parse_groups(groups))
     if map_class == "shared" and not task.groups:
@@ -295,7 +306,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
           map_class: str = "complete", support=None, subsample=None, seed: int = 0,
           support_file=None, concept_sup=None, supervise: Sequence[str] = (),
           epsilon: float = 0.8, delta: float = 0.2, timeout: float | None = None,
-          memory_mb: int | None = None, params: dict | None = None, groups=None,
+          memory_mb: int | None = None, params: dict | None = None, groups=None, concepts=None,
           progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Return the number of optimal concept maps of ``task`` as a :class:`CountResult`.
 
@@ -305,7 +316,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     """
     problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
                            support_file=support_file, concept_sup=concept_sup, supervise=supervise,
-                           params=params, groups=groups)
+                           params=params, groups=groups, concepts=concepts)
     return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                          timeout=timeout, memory_mb=memory_mb, progress=progress)
 

@@ -215,6 +215,32 @@ def task_from_text(knowledge: str | list, concepts: str | None = None, name: str
     return task_from_spec({"name": name, "concepts": concepts, "labels": texts, "groups": parse_groups(groups)})
 
 
+def task_from_sympy(exprs, concepts=None, name: str = "sympy", groups=None) -> Task:
+    """Build a task from sympy expressions: one, a list (labels y1, y2, ...) or a mapping label -> expression.
+
+    ``concepts`` is a declaration as text (``"d1=0..9,d2=0..9,col={red,blue}"``) or a mapping name -> domain
+    (a range, a list, or ``"bool"``); without it every symbol is a boolean concept. Symbols that name a value of
+    some concept's domain (``red``) are that value. Expressions are walked as trees, never turned into text.
+    """
+    from .sympy_bridge import from_sympy, sympy_names
+    if isinstance(exprs, Mapping):
+        named = {str(k): v for k, v in exprs.items()}
+    else:
+        items = list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]
+        named = {("y" if len(items) == 1 else f"y{i}"): e for i, e in enumerate(items, 1)}
+    if not named:
+        raise KnowledgeError("no expressions given; pass a sympy expression or a list of them")
+    if concepts is None:
+        concepts = ",".join(sympy_names(named.values()))
+    elif isinstance(concepts, Mapping):
+        concepts = {str(k): (list(v) if isinstance(v, range) else v) for k, v in concepts.items()}
+    declared = parse_concepts(concepts)
+    values = frozenset(v for c in declared for v in c.domain if isinstance(v, str))
+    labels = tuple(Label(label, from_sympy(e, values), str(e)) for label, e in named.items())
+    return Task(name=name, concepts=declared, labels=labels, groups=parse_groups(groups),
+                description=f"sympy knowledge: {len(labels)} label(s) over {len(declared)} concepts")
+
+
 def parse_groups(groups) -> tuple:
     """Concept groups from ``"d1,d2;s1,s2"``, a list of lists or a mapping of lists (None: no groups)."""
     if groups is None:

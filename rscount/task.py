@@ -115,6 +115,12 @@ class Task:
                 raise TaskError(f"group {list(group)} mixes domains; shared classifiers need one domain")
         self.compiled  # type-check the knowledge now, not at count time
 
+    def to_sympy(self) -> list:
+        """The knowledge as sympy expressions, one per label (named values become symbols of that name)."""
+        from .sympy_bridge import to_sympy
+        booleans = frozenset(c.name for c in self.concepts if c.is_bool)
+        return [to_sympy(label.expr, booleans) for label in self.labels]
+
     # --- lookups -------------------------------------------------------------
     @cached_property
     def _index(self) -> dict:
