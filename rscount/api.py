@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import threading
@@ -111,7 +112,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     one counter to use, else each step is chosen)."""
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
-    return dataclasses.replace(result, notes=problem.task.notes + result.notes) if problem.task.notes else result
+    from .counters.generic.bruteforce import number_of_candidates
+    return dataclasses.replace(result, notes=problem.task.notes + result.notes,
+                               _class_size=functools.partial(number_of_candidates, problem))
 
 
 def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None = None, approx: bool = False,
@@ -119,9 +122,9 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
              memory_mb: int | None = None, progress: Optional[Callable[[str], None]] = None) -> CountResult:
     check_mode(exact, approx)
     if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
-        raise EncodingError(f"--approx uses approxmc or estimate; it cannot be combined with --backend {backend}")
+        raise EncodingError(f"approx=True uses approxmc or estimate; it cannot be combined with backend={backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
-        raise EncodingError(f"--exact asks for an exact count but backend {backend} approximates")
+        raise EncodingError(f"exact=True asks for an exact count but backend={backend} approximates")
     steps = plan(problem, backend, exact=exact, approx=approx, decide_generic=False)
     began = time.perf_counter()
     notes: list = []
@@ -169,7 +172,7 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
             if not timed_out or isinstance(exc, CountTimeout):
                 raise
             raise CountTimeout(f"{'; '.join(timed_out)} (half of the time limit), and the generic counters cannot "
-                               f"take this problem ({exc}); raise --timeout") from None
+                               f"take this problem ({exc}); raise timeout=") from None
         return dataclasses.replace(result, seconds=time.perf_counter() - began,
                                    notes=tuple(notes) + result.notes, plan=steps, answered=n)
     raise BackendError(f"no step of the plan counted {problem.describe()}")
@@ -189,8 +192,8 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
             if "cnf" not in built:
                 built["cnf"] = encode(problem, _encoding_progress(progress, problem.support.length),
                                       deadline=Deadline(timeout, f"encoding {problem.support.length} support vectors",
-                                                        "raise --timeout or count a smaller support "
-                                                        "(--subsample N)", cancel))
+                                                        "raise timeout= or count a smaller support "
+                                                        "(subsample=N)", cancel))
             return built["cnf"]
 
     def attempt(counter):
@@ -337,7 +340,7 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
         found = _optimal_everywhere(problem, limit)
         if len(found) == limit or len(found) == count:
             return iter(found)
-        deadline = Deadline(timeout, "listing maps", "raise --timeout or ask for fewer maps")
+        deadline = Deadline(timeout, "listing maps", "raise timeout= or ask for fewer maps")
         enc = encoding if encoding is not None else encode(problem, deadline=deadline)
         more = (m for m in map(enc.decode, models(enc, None, deadline, interruptible=True)) if m not in found)
         return itertools.chain(found, itertools.islice(more, None if limit is None else limit - len(found)))

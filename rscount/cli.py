@@ -21,6 +21,7 @@ from .export import export_library
 from .limits import memory_limit, time_limit
 from .output import check_output_folder, check_output_path
 from .problem import MAP_CLASSES
+from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
 
@@ -251,9 +252,15 @@ def _check_memory(mb: int | None) -> None:
 
 
 def _status(args, err, prog: str):
-    """Status lines on stderr under --progress, or when stderr is a terminal and neither --quiet nor --json."""
-    show = args.progress or (err.isatty() and not args.quiet and not args.json)
-    return (lambda msg: print(f"{prog}: {msg}", file=err, flush=True)) if show else None
+    """The command's one progress display: under --progress, or when stderr is a terminal and neither --quiet
+    nor --json (closed by :func:`main`)."""
+    shown = display(prog, args.progress or (err.isatty() and not args.quiet and not args.json), err)
+    if shown is not None:
+        _OPEN.append(shown)
+    return shown
+
+
+_OPEN: list = []  # displays to close when the command ends
 
 
 def _ints(text: str, flag: str) -> list:
@@ -403,6 +410,25 @@ def _count(argv: Sequence[str], out, err) -> int:
 
 COMMANDS = {"count": _count, "audit": _audit, "train": _train}
 
+# The library names its parameters (backend=, timeout=, approx=True); the command line says its flags.
+_FLAGS = [(r"\bbackend=", "--backend "), (r"\btimeout=", "--timeout"), (r"\bapprox=True", "--approx"),
+          (r"\bexact=True", "--exact"), (r"\bsubsample=", "--subsample "), (r"\bsupervise=", "--supervise "),
+          (r"\bconcept_sup=", "--concept-sup "), (r"\bepsilon=", "--epsilon"), (r"\bdelta=", "--delta"),
+          (r"\bmemory_mb=", "--memory-limit"), (r"\bmap_class=", "--map-class "), (r"\bsupport=", "--support "),
+          (r"\binputs=", "--inputs ")]
+
+
+def as_flags(message: str) -> str:
+    """A library message with parameter names turned into the command line's flags.
+
+    >>> as_flags("raise timeout= or try approx=True; use backend=ganak")
+    'raise --timeout or try --approx; use --backend ganak'
+    """
+    import re
+    for pattern, flag in _FLAGS:
+        message = re.sub(pattern, flag, message)
+    return re.sub(r" +([;,)\]]|$)", r"\1", message)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out, 130 Ctrl-C)."""
@@ -416,15 +442,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except CountTimeout as exc:
         if "--json" in argv:
-            print(json.dumps({"status": "timeout", "count": None, "exact": False, "error": str(exc)}), file=out)
-        print(f"countrss: error: {exc}", file=err)
+            print(json.dumps({"status": "timeout", "count": None, "exact": False, "error": as_flags(str(exc))}),
+                  file=out)
+        print(f"countrss: error: {as_flags(str(exc))}", file=err)
         return exc.exit_status
     except RscountError as exc:
-        print(f"countrss: error: {exc}", file=err)
+        print(f"countrss: error: {as_flags(str(exc))}", file=err)
         return exc.exit_status
     except KeyboardInterrupt:
         print("countrss: interrupted", file=err)
         return 130
+    finally:
+        while _OPEN:
+            _OPEN.pop().close()
 
 
 def _emit(problem, path: str) -> None:

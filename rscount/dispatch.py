@@ -117,9 +117,9 @@ def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | 
         if reason:
             raise BackendError(f"backend {name}: {reason}")
         if problem.map_class == "joint" and counter.needs_cnf:
-            raise EncodingError(f"class joint has no CNF encoding; use --backend closed-form (or bruteforce), "
+            raise EncodingError(f"class joint has no CNF encoding; use backend=closed-form (or bruteforce), "
                                 f"not {name}")
-    why = "named with --backend" if backend else _generic_reason(problem, generic, approx)
+    why = "named by the caller (backend=)" if backend else _generic_reason(problem, generic, approx)
     return Step("race" if len(generic) > 1 else "run", tuple(generic), why)
 
 
@@ -155,7 +155,7 @@ def _structured(problem: Problem, approx: bool) -> list:
 
 def check_mode(exact: bool | None, approx: bool) -> None:
     if exact and approx:
-        raise EncodingError("--exact and --approx exclude each other; pick one")
+        raise EncodingError("exact=True and approx=True exclude each other; pick one")
 
 
 def generic_counters(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:

@@ -82,7 +82,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
     """
     cls = problem.map_class
     if cls not in CNF_CLASSES:
-        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use --backend closed-form")
+        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use backend=closed-form")
     task = problem.task
     k, sizes = task.k, task.sizes
     local = cls in ("disentangled", "shared")
@@ -101,7 +101,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
     n_alpha = sum(sizes[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or rep(j) == j)
     if n_alpha > MAX_ALPHA:
         raise BackendError(f"the CNF encoding would need {n_alpha:,} alpha variables (limit {MAX_ALPHA:,}); "
-                           f"use --map-class disentangled or shared, or a counter that needs no CNF")
+                           f"use map_class=disentangled or shared, or a counter that needs no CNF")
     circuit = Circuit()
     alpha_keys: dict = {}
 
@@ -141,7 +141,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
         if guess > MAX_CLAUSES:
             raise BackendError(f"the CNF encoding of {n} support vectors would hold about {guess / 1e6:.0f} "
                                f"million clauses (limit {MAX_CLAUSES:,}); count a smaller "
-                               f"support (--subsample N) or pick a backend that needs no CNF")
+                               f"support (subsample=N) or pick a backend that needs no CNF")
         chat = {}
         for i in range(k):
             bits = [circuit.OR(A(i, v, j, g[j]) for j in allowed[i]) for v in range(sizes[i])]

@@ -21,7 +21,7 @@ GRACE = 2.0  # seconds past the limit before the backstop fires: the counters' o
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float | None, what: str = "the command", advice: str = "raise --timeout"):
+def time_limit(seconds: float | None, what: str = "the command", advice: str = "raise timeout="):
     """Raise CountTimeout in this (main) thread ``seconds`` + GRACE from now; no-op without a limit or off the
     main thread (signals reach only it)."""
     if seconds is None or threading.current_thread() is not threading.main_thread():
@@ -57,7 +57,7 @@ def memory_limit(mb: int | None, what: str = "the command"):
     except (MemoryError, ImportError, OSError) as exc:
         if not isinstance(exc, MemoryError) and not _out_of_memory(exc):
             raise
-        raise BackendError(f"{what} ran out of memory (limit {mb} MB); raise --memory-limit") from None
+        raise BackendError(f"{what} ran out of memory (limit {mb} MB); raise memory_mb=") from None
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 

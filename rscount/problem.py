@@ -51,10 +51,10 @@ def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(
     """Build supervision from ``--concept-sup F|N`` and ``--supervise NAME[=VALUE]`` options."""
     rows: frozenset = frozenset()
     if concept_sup not in (None, "", 0):
-        amount = parse_amount(concept_sup, "--concept-sup") if isinstance(concept_sup, str) else concept_sup
+        amount = parse_amount(concept_sup, "concept_sup=") if isinstance(concept_sup, str) else concept_sup
         n = int(round(amount * support.length)) if isinstance(amount, float) else int(amount)
         if n > support.length:
-            raise SupportError(f"--concept-sup {concept_sup} asks for {n} vectors; the support has {support.length}")
+            raise SupportError(f"concept_sup={concept_sup} asks for {n} vectors; the support has {support.length}")
         rows = frozenset(random.Random(seed + 7919).sample(range(support.length), n))
     concepts = []
     for item in supervise or ():
@@ -64,7 +64,7 @@ def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(
             try:
                 concepts.append((i, task.concepts[i].index(value.strip())))
             except KeyError:
-                raise SupportError(f"--supervise {item}: {value.strip()!r} is not in the domain of "
+                raise SupportError(f"supervise={item}: {value.strip()!r} is not in the domain of "
                                    f"{name.strip()} {list(task.concepts[i].domain)}") from None
         else:
             concepts.append((i, None))

@@ -101,6 +101,7 @@ class CountResult:
     plan: object = field(default=None, repr=False, compare=False)  # the dispatch.Plan that was executed
     answered: int | None = None  # index of the plan step that gave the count
     parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
+    _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -175,6 +176,57 @@ class CountResult:
         lines += [f"note          {n}" for n in self.notes]
         lines += [f"warning       {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+    # --- notebook --------------------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        from .notebook import escape, table
+        kind = "exact" if self.exact else f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
+        rows = [("task", self.task), ("support", f"{self.support} ({format_count(self.support_size)} vectors)"),
+                ("map class", self.map_class), ("supervision", self.supervision),
+                ("optimal maps", format_count(self.count)), ("shortcuts", format_count(self.rs_count)),
+                ("backend", f"{self.backend} ({kind})"), ("time", f"{self.seconds:.3f} s")]
+        if not self.exact:
+            rows.insert(5, ("bounds", f"[{format_count(self.lower)}, {format_count(self.upper)}]"))
+        maps = ""
+        if self.exact and self.count <= 1000 and self._enumerate is not None:
+            try:
+                shown = [str(m) for m in self.maps(5, timeout=2)]
+                maps = "<p>optimal maps (first 5)</p><ul>" + "".join(f"<li><code>{escape(m)}</code></li>"
+                                                                     for m in shown) + "</ul>"
+            except Exception:  # listing is a courtesy here; the count stands without it
+                maps = ""
+        notes = "".join(f"<li>{escape(n)}</li>" for n in self.notes + self.warnings)
+        return table(rows) + maps + (f"<ul>{notes}</ul>" if notes else "")
+
+    def plot(self, path=None):
+        """Draw the count against the size of its map class (log scale); save to ``path`` (PNG or SVG).
+
+        Without ``path`` the matplotlib figure is returned (a notebook shows it).
+        """
+        import matplotlib
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        bars = [("identity", 1), ("optimal maps", self.count)]
+        if self._class_size is not None and self.map_class != "joint":
+            bars.append((f"{self.map_class} maps", self._class_size()))
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.barh([b[0] for b in bars], [_log10(b[1]) for b in bars], color=["#999", "#c33", "#39c"][:len(bars)])
+        ax.set_xlabel("log10 of the number of maps")
+        ax.set_title(f"{self.task}: {format_count(self.count)} optimal maps ({self.map_class})", fontsize=9)
+        fig.tight_layout()
+        if path is None:
+            return fig
+        from .output import write_figure
+        write_figure(fig, path)
+        plt.close(fig)
+        return None
+
+
+def _log10(n: int) -> float:
+    """log10 of an integer of any size."""
+    return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
 
 
 def format_count(n: int | None) -> str:

@@ -69,7 +69,7 @@ class Support:
         if not self.listed:
             raise SupportError(f"the exhaustive support has {format_count(self.size).split(' (')[0]} vectors "
                                f"(limit {MAX_EXHAUSTIVE:,} "
-                               f"to list); use --subsample, --support by-label:N or an explicit support")
+                               f"to list); use subsample=, support=by-label:N or an explicit support")
         return self.data
 
     def __len__(self) -> int:
@@ -201,11 +201,11 @@ def _how_many(amount, total: int, what: str) -> int:
 
 def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) -> Support:
     """Return a seeded sample (fraction or count) of ``base`` (default: exhaustive)."""
-    amount = parse_amount(amount, "--subsample") if isinstance(amount, str) else amount
+    amount = parse_amount(amount, "subsample=") if isinstance(amount, str) else amount
     total = base.length if base is not None else task.space_size
-    n = _how_many(amount, total, "--subsample")
+    n = _how_many(amount, total, "subsample=")
     if n == 0:
-        raise SupportError(f"--subsample {amount} keeps no vector of {total}; ask for at least one")
+        raise SupportError(f"subsample={amount} keeps no vector of {total}; ask for at least one")
     if total >= 1 << 62:  # past int64 (and random.sample): distinct draws, as rows of digits
         rng, drawn = random.Random(seed), set()
         while len(drawn) < n:

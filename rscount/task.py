@@ -115,6 +115,15 @@ class Task:
                 raise TaskError(f"group {list(group)} mixes domains; shared classifiers need one domain")
         self.compiled  # type-check the knowledge now, not at count time
 
+    def _repr_html_(self) -> str:
+        from .notebook import grid, table
+        support = "exhaustive" if self.default_support is None else f"{len(self.default_support)} vectors"
+        head = table([("task", self.name), ("about", self.description), ("default support", support),
+                      ("groups", "; ".join(", ".join(g) for g in self.groups) or "none")])
+        concepts = grid(["concept", "domain"], [(c.name, _domain_text(c.domain)) for c in self.concepts])
+        labels = grid(["label", "knowledge"], [(label.name, label.text or "(expression)") for label in self.labels])
+        return head + concepts + labels
+
     def to_sympy(self) -> list:
         """The knowledge as sympy expressions, one per label (named values become symbols of that name)."""
         from .sympy_bridge import to_sympy

@@ -175,3 +175,39 @@ def test_groups_on_the_command_line(capsys):
     assert json.loads(capsys.readouterr().out)["count"] == 3_969_000_000_000_000  # disentangled
     assert main(base + ["--groups", "d1,zz"]) == 2
     assert "unknown concept 'zz'" in capsys.readouterr().err
+
+
+def test_library_errors_name_parameters_and_the_command_line_names_flags(capsys):
+    import rscount
+    with pytest.raises(rscount.SupportError) as info:
+        rscount.make_problem("xor3", subsample=0)
+    assert "subsample=0" in str(info.value) and "--" not in str(info.value)
+    with pytest.raises(rscount.EncodingError, match="exact=True and approx=True"):
+        rscount.count("xor3", exact=True, approx=True)
+    assert main(["--task", "xor3", "--subsample", "0"]) == 2
+    assert "--subsample 0 keeps no vector" in capsys.readouterr().err
+
+
+def test_one_display_for_racing_sources():
+    """Two counters racing report through one display: on a terminal one line holds both, cleared at the end;
+    in a log each message is its own line."""
+    import io
+    import threading
+
+    from rscount.progress import Display
+    live = io.StringIO()
+    d = Display("countrss", live, live=True)
+    threads = [threading.Thread(target=lambda n=n: [d(f"{n}: counting, {s} s elapsed") for s in range(50)])
+               for n in ("ganak", "search")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    d.close()
+    text = live.getvalue()
+    assert "\n" not in text and "ganak: counting, 49 s elapsed" in text and "search: counting, 49 s" in text
+    assert text.endswith("\r")  # cleared
+    log = io.StringIO()
+    with Display("countrss", log, live=False) as d:
+        d("encoding: 10/20 support vectors")
+    assert log.getvalue() == "countrss: encoding: 10/20 support vectors\n"

@@ -87,7 +87,8 @@ def test_long_symmetric_chains_go_to_the_weight_closed_form():
 
 def test_a_named_backend_is_the_whole_plan():
     plan = rscount.plan(rscount.make_problem("xor3"), "ganak")
-    assert [(s.kind, s.counters, s.reason) for s in plan.steps] == [("run", ("ganak",), "named with --backend")]
+    assert [(s.kind, s.counters, s.reason) for s in plan.steps] == [
+        ("run", ("ganak",), "named by the caller (backend=)")]
 
 
 def test_the_generic_step_is_decided_only_when_reached():

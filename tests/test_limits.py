@@ -103,5 +103,5 @@ def test_a_timeout_after_a_structural_counter_gave_up_says_so():
     """The generic counters get what the structural one left; the message must not look like a shorter limit."""
     problem = rscount.make_problem("mnmath-b1", map_class="disentangled", support="by-label:100")
     with pytest.raises(rscount.CountTimeout, match=r"^product gave up, then \w+ timed out after [\d.]+ s "
-                                                   r"\(the rest of the time limit\); raise --timeout"):
+                                                   r"\(the rest of the time limit\); raise timeout="):
         rscount.count_problem(problem, timeout=3)

@@ -82,7 +82,7 @@ def test_estimates_add_and_multiply_as_intervals():
 def test_confidence_shares_delta_over_any_number_of_estimates():
     confidence = Confidence(0.5, 0.1)
     assert sum(confidence.next_delta() for _ in range(10_000)) < 0.1
-    with pytest.raises(rscount.BackendError, match="--epsilon"):
+    with pytest.raises(rscount.BackendError, match="epsilon="):
         Confidence(0.5, 1.5)
 
 

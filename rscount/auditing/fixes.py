@@ -204,7 +204,7 @@ def _greedy(problem: Problem, items: list, count: int, seconds: float | None) ->
         shown = f" after {len(chosen)} items" if chosen else ""
         return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), current if chosen else None,
                               exact, False, f"not found: the time ran out{shown} (each count under supervision is "
-                              "slow here; raise --timeout)", False)
+                              "slow here; raise timeout=)", False)
     return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), current, exact, False,
                           "greedy by exact counts (too many maps to prove a smallest set)", current == 1)
 

@@ -72,7 +72,7 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
         return None
     try:
         if problem.support.exhaustive and COUNTERS["automorphism"].applies(problem):
-            deadline = Deadline(seconds, "listing maps", "raise --timeout")
+            deadline = Deadline(seconds, "listing maps", "raise timeout=")
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
         else:
             maps = list(result.maps(None, seconds))

@@ -327,7 +327,7 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
     """
     from ..encoding import encode
     from .maps import kills
-    deadline = Deadline(seconds, "deciding the relation row by row", "raise --timeout")
+    deadline = Deadline(seconds, "deciding the relation row by row", "raise timeout=")
     try:
         vec = _vectors(problem)
     except RscountError as exc:

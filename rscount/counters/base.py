@@ -40,7 +40,7 @@ class Options:
     progress: Optional[Callable[[str], None]] = None
     cancel: Optional[threading.Event] = None  # set when another backend of a race has answered
 
-    def deadline(self, backend: str, advice: str = "raise --timeout or try --approx") -> "Deadline":
+    def deadline(self, backend: str, advice: str = "raise timeout= or try approx=True") -> "Deadline":
         """A :class:`Deadline` for this call's time limit and cancellation."""
         return Deadline(self.timeout, backend, advice, self.cancel)
 
@@ -166,7 +166,7 @@ def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
 class Deadline:
     """Cheap time checks for pure-Python loops (which also stop when ``cancel`` is set: a race is lost)."""
 
-    def __init__(self, seconds: float | None, backend: str, advice: str = "raise --timeout or try --approx",
+    def __init__(self, seconds: float | None, backend: str, advice: str = "raise timeout= or try approx=True",
                  cancel: threading.Event | None = None):
         self.end = None if seconds is None else time.monotonic() + seconds
         self.seconds, self.backend, self.advice, self.cancel = seconds, backend, advice, cancel
@@ -194,7 +194,7 @@ SMALL_ROWS, SMALL_SECONDS = 256, 0.05  # supports this small are first counted i
 
 
 def small_first(fn: Callable[[Deadline], object], rows: int, backend: str, options: Options,
-                advice: str = "raise --timeout or try --approx") -> tuple:
+                advice: str = "raise timeout= or try approx=True") -> tuple:
     """(``fn(deadline)``, whether it ran in this process): on a support of at most SMALL_ROWS rows first here
     for SMALL_SECONDS (see :func:`briefly`), else, or when that gives up, in a child under the real limits."""
     if rows <= SMALL_ROWS:
@@ -224,14 +224,14 @@ def _child(conn, fn, memory_mb):
 def check_accuracy(epsilon: float, delta: float) -> None:
     """Reject an (epsilon, delta) no estimate can promise."""
     if not (epsilon > 0 and 0 < delta < 1):
-        raise BackendError(f"--epsilon must be > 0 and --delta in (0, 1), got {epsilon} and {delta}")
+        raise BackendError(f"epsilon= must be > 0 and delta= in (0, 1), got {epsilon} and {delta}")
 
 
 def _advice(backend: str, limit: str) -> str:
     """What to do after running out of a limit: approximate, unless that is what ran out."""
     if backend in ("approxmc", "estimate"):
-        return f"raise {limit} or loosen --epsilon / --delta"
-    return f"raise {limit} or try --approx"
+        return f"raise {limit} or loosen epsilon= / delta="
+    return f"raise {limit} or try approx=True"
 
 
 def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memory_mb: int | None = None,
@@ -263,7 +263,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
             _check_cancelled(backend, cancel)
             waited = time.monotonic() - start
             if timeout is not None and waited >= timeout:
-                raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, '--timeout')}")
+                raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, 'timeout=')}")
             if progress is not None and waited - reported >= 2.0:
                 reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
@@ -276,9 +276,9 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
         return payload
     if status == "memory" or (status == "died" and memory_mb):
         limit = f" (limit {memory_mb} MB)" if memory_mb else ""
-        raise BackendError(f"{backend} ran out of memory{limit}; {_advice(backend, '--memory-limit')}")
+        raise BackendError(f"{backend} ran out of memory{limit}; {_advice(backend, 'memory_mb=')}")
     if status == "died":
-        raise BackendError(f"{backend} crashed (exit code {proc.exitcode}); try another --backend")
+        raise BackendError(f"{backend} crashed (exit code {proc.exitcode}); try another backend=")
     name, msg, _ = payload
     from .. import errors
     cls = getattr(errors, name, None)

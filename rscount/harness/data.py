@@ -118,13 +118,13 @@ class _Renderer:
             bad = [c.name for c in self.task.concepts
                    if not all(isinstance(v, int) and 0 <= v <= 9 for v in c.domain)]
             if bad:
-                raise HarnessError(f"concept {bad[0]} has values that are not digits 0..9; use --inputs embeddings")
+                raise HarnessError(f"concept {bad[0]} has values that are not digits 0..9; use inputs=embeddings")
         if inputs == "shapes":
             bad = [c.name for c in self.task.concepts
                    if not (all(v in SHAPES for v in c.domain) or all(v in COLORS for v in c.domain))]
             if bad:
                 raise HarnessError(f"concept {bad[0]} is neither a shape {SHAPES} nor a colour; "
-                                f"use --inputs embeddings")
+                                f"use inputs=embeddings")
         # Concepts of one group share prototypes, so a shared classifier can read them all.
         proto_rng = np.random.default_rng(seed + 99991)
         self.prototypes = {}

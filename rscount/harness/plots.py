@@ -9,12 +9,14 @@ from ..output import write_figure
 __all__ = ["confusion_figure"]
 
 
-def confusion_figure(task, seed_result, path: str | Path, predicted=None) -> None:
+def confusion_figure(task, seed_result, path: str | Path | None, predicted=None):
     """One heat map per concept: rows ground-truth values, columns predicted values; with ``predicted`` (the
-    audit's relation) a second row of maps shows where the count says optimal maps may go, side by side."""
+    audit's relation) a second row of maps shows where the count says optimal maps may go, side by side.
+    Saved to ``path``, or returned as a figure when ``path`` is None."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    if path is not None:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     per = seed_result.concepts["per_concept"]
@@ -43,5 +45,8 @@ def confusion_figure(task, seed_result, path: str | Path, predicted=None) -> Non
     verdict = seed_result.learned.verdict if seed_result.learned else ""
     fig.suptitle(f"{task.name}, seed {seed_result.seed}: {verdict}", fontsize=9)
     fig.tight_layout()
+    if path is None:
+        return fig
     write_figure(fig, path, dpi=110)
     plt.close(fig)
+    return None

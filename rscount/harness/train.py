@@ -151,6 +151,24 @@ class TrainReport:
                      f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        from ..notebook import figure_png, grid, table
+        from .plots import confusion_figure
+        p, cfg, sm = self.problem, self.config, self.summary
+        count = (f"{self.count.count} ({'exact' if self.count.exact else 'estimate'})" if self.count is not None
+                 else f"not counted: {self.count_error}")
+        head = table([("task", p.task.name), ("model", f"{cfg.model} ({cfg.extractor} extractor)"),
+                      ("map class", p.map_class), ("optimal maps", count),
+                      ("summary", f"{sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
+                                  f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")])
+        rows = [(s.seed, f"{s.labels['accuracy']:.3f}",
+                 f"{s.concepts['accuracy']:.3f}" if s.concepts else "-",
+                 s.learned.verdict if s.learned else "-") for s in self.seeds]
+        seeds = grid(["seed", "label accuracy", "concept accuracy", "learned map"], rows)
+        first = next((s for s in self.seeds if s.concepts is not None), None)
+        image = figure_png(confusion_figure(p.task, first, None, self.predicted)) if first is not None else ""
+        return head + seeds + image
+
 
 def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
     """(examples, k + sum of domain sizes): supervised concepts, then values each example is known not to have.

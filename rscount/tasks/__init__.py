@@ -44,7 +44,7 @@ def get_task(name: str, **params) -> Task:
     if m:
         if "k" in params:
             if str(params["k"]).strip() != str(int(m.group(2))):
-                raise TaskError(f"task {name} already fixes k={m.group(2)}; drop --param k or use --task {m.group(1)}")
+                raise TaskError(f"task {name} already fixes k={m.group(2)}; drop the parameter k or use task {m.group(1)}")
             params = {key: v for key, v in params.items() if key != "k"}
         return FAMILIES[m.group(1)](k=int(m.group(2)), **params)
     if name in FAMILIES:
@@ -55,4 +55,4 @@ def get_task(name: str, **params) -> Task:
             raise TaskError(f"task {name} is a fixed spec and takes no parameters (got {', '.join(params)})")
         return task_from_spec(load_spec(specs[name]))
     raise TaskError(f"unknown task {name!r}; known tasks: {', '.join(task_names())} "
-                    f"(xorK/andK/orK take any K >= 2); see countrss --list-tasks")
+                    f"(xorK/andK/orK take any K >= 2); see task_names()")

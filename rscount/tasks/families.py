@@ -148,7 +148,7 @@ def cnf(file=None, **params) -> Task:
     """rsbench's cnf task: boolean concepts, label 'the formula holds'."""
     _no_extra(params, "cnf")
     if file is None:
-        raise TaskError("task cnf needs a DIMACS file: --task cnf --param file=PATH (or --cnf PATH)")
+        raise TaskError("task cnf needs a DIMACS file: give it the parameter file=PATH")
     return task_from_cnf(read_dimacs(file), name=f"cnf:{file}")
 
 

@@ -98,7 +98,7 @@ def count_complete(problem, deadline: Deadline, confidence=None) -> tuple:
         free = [s for s in range(task.k) if s not in used]
         if math.perm(len(free), len(concepts)) > MAX_ASSIGNMENTS * max(1, weight):
             raise BackendError(f"arithmetic: over {MAX_ASSIGNMENTS} source assignments for the concepts of "
-                               f"one label part; use --backend search or ganak")
+                               f"one label part; use backend=search or ganak")
         total = 0
         for pick in _assignments(concepts, free, blocks):
             count = part_count(p, pick)
@@ -126,7 +126,7 @@ class ArithmeticCounter(LinearCounter):
 
     name = "arithmetic"
     scope = ("arithmetic counts complete maps of labels that are linear in integer concepts or compare products "
-             "of them, on a listed support; use --backend search or ganak")
+             "of them, on a listed support; use backend=search or ganak")
 
     def applies(self, problem) -> bool:
         return applies(problem)

@@ -37,14 +37,14 @@ class EstimateCounter(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         if not self.applies(problem):
             raise BackendError("estimate applies to labels linear in integer concepts or comparing products of "
-                               "them; use --backend approxmc")
+                               "them; use backend=approxmc")
 
         def solve(deadline: Deadline) -> tuple:
             confidence = Confidence(options.epsilon, options.delta, options.seed)
             return _solve(problem, deadline, confidence), confidence
 
         (total, used), _ = small_first(solve, problem.support.length, self.name, options,
-                                       "raise --timeout or loosen --epsilon / --delta")
+                                       "raise timeout= or loosen epsilon= / delta=")
         if total is None:
             raise BackendError("estimate: the support's equations have no solution, yet the identity solves them; "
                                "please report this")

@@ -402,7 +402,7 @@ def _count_component(cols: list, constraints: list, domain: list, deadline: Dead
             coef[k, pos[c]] = a
     if any(abs(int(a)) * max(abs(int(lo.min())), abs(int(hi.max())), 1) * len(order) > 1 << 50
            for a in coef.flat) or any(int(abs(con.const).max()) > 1 << 50 for con in constraints):
-        raise BackendError("linear: coefficients too large for 64-bit arithmetic; use --backend ganak")
+        raise BackendError("linear: coefficients too large for 64-bit arithmetic; use backend=ganak")
     coef = coef.astype(np.int64)
     # remaining range of each constraint after the first j columns: sum of min/max of coef * [lo, hi]
     low_part = np.minimum(coef[:, :, None] * lo[None], coef[:, :, None] * hi[None])
@@ -417,7 +417,7 @@ def _count_component(cols: list, constraints: list, domain: list, deadline: Dead
         n = len(totals)
         if n * totals[0].size * len(vals) > (MAX_CELLS if max_cells is None else max_cells):
             raise TooManyStates(f"linear: {n * len(vals)} partial assignments of the free entries are too many "
-                                f"to hold; use --backend search or ganak")
+                                f"to hold; use backend=search or ganak")
         totals = np.repeat(totals, len(vals), axis=0) + np.tile(vals, (n, 1))[:, None, :] * coef[:, j][None, :, None]
         before = weights
         weights = np.repeat(weights, len(vals))
@@ -484,7 +484,7 @@ def solve_system(system: Rows, deadline: Deadline) -> tuple | None:
     ``system`` are solved; None when they have no solution."""
     if len(system.domain) > MAX_ENTRIES:
         raise BackendError(f"linear: {len(system.domain)} constrained entries, over {MAX_ENTRIES}; "
-                           f"use --backend search or ganak")
+                           f"use backend=search or ganak")
     domain = [np.asarray(d, dtype=np.int64).reshape(len(d), -1) for d in system.domain]
     solved = _constraints(system, domain, deadline)
     return None if solved is None else (domain, *solved)
@@ -520,7 +520,7 @@ class LinearCounter(Counter):
 
     name = "linear"
     scope = ("linear counts disentangled or shared maps of labels that are linear in integer concepts (a sum, or "
-             "a comparison of sums); use --backend search or ganak")
+             "a comparison of sums); use backend=search or ganak")
 
     def applies(self, problem) -> bool:
         return applies(problem)

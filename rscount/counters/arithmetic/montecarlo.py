@@ -110,7 +110,7 @@ def stopping_rule(draw, epsilon: float, delta: float, deadline: Deadline) -> tup
         hits, draws = hits + int(total[-1]), draws + batch
         if draws >= MAX_DRAWS:
             raise BackendError(f"montecarlo: {hits} of {draws} draws succeeded, too few for the stopping rule; "
-                               f"the fraction to estimate is tiny or 0; use --backend ganak or search")
+                               f"the fraction to estimate is tiny or 0; use backend=ganak or search")
         batch = min(batch * 2, MAX_BATCH)
 
 

@@ -207,7 +207,7 @@ def _zero_patterns(rows: _Rows, deadline: Deadline) -> list:
             out.append(frozenset(c - 1 for c in chosen if c in model))
             if len(out) > MAX_PATTERNS:
                 raise BackendError(f"product: over {MAX_PATTERNS} ways to map entries to 0; "
-                                   f"use --backend search or ganak")
+                                   f"use backend=search or ganak")
             if not chosen:
                 break
             solver.add_clause([-c if c in model else c for c in chosen])
@@ -274,7 +274,7 @@ class ProductCounter(LinearCounter):
 
     name = "product"
     scope = ("product counts disentangled or shared maps of labels comparing products of nonnegative integer "
-             "concepts (P == Q, P != Q); use --backend search or ganak")
+             "concepts (P == Q, P != Q); use backend=search or ganak")
 
     def applies(self, problem) -> bool:
         return applies(problem)

@@ -132,7 +132,7 @@ class _Steps:
 
     def too_many(self, most: int) -> BackendError:
         return BackendError(f"clauses: over {most} partial maps held at once ({len(self.rows)} rows each); "
-                            f"use --backend search or ganak")
+                            f"use backend=search or ganak")
 
 
 def count_clauses(problem, deadline: Deadline) -> tuple:
@@ -338,7 +338,7 @@ class ClausesCounter(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         why = _why_not(problem)
         if why:
-            raise BackendError(f"{why}; use --backend search or ganak")
+            raise BackendError(f"{why}; use backend=search or ganak")
         total, states = run_isolated(lambda: count_clauses(problem, options.deadline(self.name)),
                                      self.name, options.timeout, options.memory_mb, options.progress,
                          options.cancel)

@@ -118,7 +118,7 @@ class Weight(Counter):
         """(h, the valid numbers of flipped concepts, whether h is constant)."""
         if not self.applies(problem):
             raise BackendError("weight counts exhaustive supports of boolean knowledge that reads only how many "
-                               "concepts are true, without supervision; use --exact")
+                               "concepts are true, without supervision; use exact=True")
         h = weight_table(problem.task)
         return h, flips(h), bool(np.all(h == h[0]))
 

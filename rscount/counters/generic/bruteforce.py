@@ -130,7 +130,7 @@ class BruteForce(Counter):
         n = number_of_candidates(problem)
         if n > LIMIT:
             shown = f"{n:,}" if n < 10 ** 12 else f"about {float(n):.2g}"
-            raise BackendError(f"bruteforce would try {shown} maps (limit {LIMIT:,}); use --exact or another --backend")
+            raise BackendError(f"bruteforce would try {shown} maps (limit {LIMIT:,}); use exact=True or another backend=")
 
     def _maps(self, problem, deadline):
         self._check_size(problem)

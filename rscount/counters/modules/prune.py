@@ -456,7 +456,7 @@ class ModulesCounter(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         why = _why_not(problem)
         if why:
-            raise BackendError(f"{why}; use --backend ganak")
+            raise BackendError(f"{why}; use backend=ganak")
         top = _tree(problem.task)[1]
         total, done = run_isolated(lambda: count_modules(problem, options.deadline(self.name)),
                                    self.name, options.timeout, options.memory_mb, options.progress,

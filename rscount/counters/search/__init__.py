@@ -61,7 +61,7 @@ class SearchCounter(Counter):
             raise BackendError("search needs the support's vectors listed; this exhaustive support is too large")
         if not self.applies(problem):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} "
-                               f"here; use --backend ganak")
+                               f"here; use backend=ganak")
 
         def work():
             try:

@@ -163,7 +163,7 @@ class _Search:
                     self.nodes += 1
                     if self.nodes > MAX_NODES:
                         raise BackendError(f"automorphism: more than {MAX_NODES} partial maps to check "
-                                           f"(too little structure); use --backend structural, sdd or ganak")
+                                           f"(too little structure); use backend=structural, sdd or ganak")
                     if self.nodes % 256 == 0:
                         self.deadline.check()
                     gs[i] = g

@@ -40,7 +40,7 @@ class ClosedForm(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class != "joint":
             raise BackendError(f"closed-form counts the joint class only, not {problem.map_class!r}; "
-                               f"use --map-class joint, or --exact for {problem.map_class}")
+                               f"use map_class=joint, or exact=True for {problem.map_class}")
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision:

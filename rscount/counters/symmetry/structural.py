@@ -117,7 +117,7 @@ class Structural(Counter):
         n = number_of_cosets(gt, pred)
         if n > MAX_COSETS:
             raise BackendError(f"structural: the problem has too little symmetry ({n}+ blocks to count, "
-                               f"limit {MAX_COSETS}); use --backend ganak or sdd")
+                               f"limit {MAX_COSETS}); use backend=ganak or sdd")
 
         def work():
             deadline = options.deadline(self.name)

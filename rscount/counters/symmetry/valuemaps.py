@@ -27,7 +27,7 @@ def _why_not(problem) -> str | None:
         return f"valuemaps counts classes {', '.join(CLASSES)} without supervision"
     maps = number_of_candidates(problem)
     if maps > MAX_MAPS:
-        return f"valuemaps: {maps} value-map tuples (over {MAX_MAPS}); use --backend search or ganak"
+        return f"valuemaps: {maps} value-map tuples (over {MAX_MAPS}); use backend=search or ganak"
     if maps * problem.support.length > MAX_VECTORS:
         return (f"valuemaps: {maps} maps x {problem.support.length} support vectors is over {MAX_VECTORS} "
                 f"vectors to evaluate")
