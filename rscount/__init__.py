@@ -8,6 +8,7 @@
 """
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .auditing import Audit, Comparison, audit, compare
+from .config import load_config
 from .counters import COUNTERS, get_counter
 from .dispatch import Plan, Step, plan
 from .encoding import Encoding, encode
@@ -35,7 +36,7 @@ __all__ = [
     "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",
     "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
-    "task_from_text", "task_from_sympy", "Support", "Concept", "Label", "Task", "get_task", "task_names",
+    "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
     "CountTimeout", "DimacsError", "HarnessError", "audit", "compare", "Audit", "Comparison",
 ]
