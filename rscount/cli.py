@@ -187,7 +187,8 @@ def build_train_parser() -> argparse.ArgumentParser:
     add_task_options(p)
     add_support_options(p)
     m = p.add_argument_group("model and training")
-    m.add_argument("--model", default="dpl", choices=["dpl", "ltn", "nn", "cbm"], help="default: dpl")
+    m.add_argument("--model", default="dpl", choices=["dpl", "sl", "ltn", "nn", "cbm"],
+                   help="dpl, sl (Semantic Loss), ltn, nn or cbm (default: dpl)")
     m.add_argument("--extractor", default="separate", choices=["separate", "shared", "joint"],
                    help="one network per concept (default), one per concept group, or one over the whole input")
     m.add_argument("--map-class", choices=list(MAP_CLASSES),
@@ -206,6 +207,12 @@ def build_train_parser() -> argparse.ArgumentParser:
                    help="LTN t-norm (default product)")
     m.add_argument("--p", type=float, default=2.0, help="LTN p-mean aggregation exponent (default 2)")
     m.add_argument("--concept-weight", type=float, default=1.0, help="weight of the concept-supervision loss")
+    m.add_argument("--entropy", type=float, default=0.0, metavar="W_H",
+                   help="weight of rsbench's entropy loss on the concepts (Eq. 19-20; default 0)")
+    m.add_argument("--threads", type=int, metavar="N", help="torch threads per training process")
+    m.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="default: cpu")
+    m.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="train seeds in N processes at once, one torch thread each (default 1)")
     m.add_argument("--count-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="time for counting the optimal maps (default 120)")
     m.add_argument("--timeout", type=float, metavar="SECONDS", help="time for the whole run (exit 3 past it)")
@@ -332,12 +339,14 @@ EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joi
 
 def _train(argv: Sequence[str], out, err) -> int:
     args = build_train_parser().parse_args(argv)
-    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size"):
+    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size", "workers"):
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
     if args.timeout is not None and args.timeout <= 0:
         raise _UsageError("--timeout must be positive")
+    if args.threads is not None and args.threads < 1:
+        raise _UsageError("--threads must be at least 1")
     _check_memory(args.memory_limit)
     if args.out:
         check_output_folder(args.out)
@@ -350,9 +359,11 @@ def _train(argv: Sequence[str], out, err) -> int:
     problem = _problem(args, _task(args), args.map_class or EXTRACTOR_CLASS[args.extractor])
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
-                         inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight)
+                         inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight,
+                         entropy=args.entropy, threads=args.threads, device=args.device)
     with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
-        report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress)
+        report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
+                     workers=args.workers)
         if args.out:
             save(report, args.out)
     print(json.dumps(report.to_dict()) if args.json else report, file=out)

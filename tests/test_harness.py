@@ -245,7 +245,9 @@ def test_countrss_train_cli(tmp_path, capsys):
     assert len(data["seeds"]) == 2 and data["summary"]["seeds"] == 2
     names = sorted(p.name for p in out.iterdir())
     assert names == ["confusion-seed0.json", "confusion-seed0.png", "confusion-seed1.json",
-                     "confusion-seed1.png", "report.json"]
+                     "confusion-seed1.png", "curve-seed0.csv", "curve-seed1.csv", "model-seed0.pt", "model-seed1.pt",
+                     "report.json"]
+    assert (out / "curve-seed0.csv").read_text().splitlines()[0] == "epoch,loss,val_mF1_Y,val_accuracy"
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -294,3 +296,114 @@ def test_advised_value_supervision_recovers_the_intended_map_on_xor3():
     report = run(problem, "dpl", seeds=[0], epochs=20)
     assert report.count.count == 1
     assert report.seeds[0].learned.verdict == "intended"
+
+
+# --- rsbench's metrics, by hand ------------------------------------------------------------------------------------
+
+def test_rsbench_metrics_stack_digits_as_rsbench_does():
+    """MNAdd: both digits stacked as one 10-class classification; collapse over the values seen or predicted."""
+    from rscount.harness.metrics import rsbench_metrics
+    task = rscount.get_task("mnadd-evenodd")
+    true = np.array([[0, 6], [2, 8], [4, 6]])
+    pred = np.array([[0, 6], [0, 6], [4, 6]])  # 2 -> 0 and 8 -> 6: values 0, 4, 6 used
+    labels_t, labels_p = task.evaluate(true), task.evaluate(pred)
+    m = rsbench_metrics(task, true, pred, labels_t, labels_p)
+    # stacked true (0,2,4,6,8,6) vs pred (0,0,4,6,6,6): m = 5 categories, p = 3 predicted
+    assert m["Cls_C"] == pytest.approx(1 - 3 / 5)
+    from sklearn.metrics import f1_score
+    assert m["mF1_C"] == pytest.approx(f1_score([0, 2, 4, 6, 8, 6], [0, 0, 4, 6, 6, 6], average="macro",
+                                                zero_division=0))
+    assert m["mF1_Y"] == pytest.approx(f1_score(labels_t[:, 0], labels_p[:, 0], average="macro", zero_division=0))
+
+
+def test_rsbench_metrics_read_kandinsky_objects_as_shape_and_color():
+    from rscount.harness.metrics import concept_units, rsbench_metrics
+    task = rscount.get_task("kand-logic")
+    units, stacked = concept_units(task)
+    assert stacked and units[0] == (task.index("sha1_1"), task.index("col1_1")) and len(units) == 6
+    true = np.zeros((2, 12), dtype=int)
+    pred = true.copy()
+    pred[1, task.index("col1_1")] = 2  # one object's color wrong: object codes 0 (true) vs 2 (pred)
+    m = rsbench_metrics(task, true, pred, task.evaluate(true), task.evaluate(pred))
+    assert m["Cls_C"] == pytest.approx(1 - 2 / 2)  # categories {0, 2}, both predicted
+
+
+def test_rsbench_metrics_for_many_boolean_labels_average_binary_f1s():
+    """SDD-OIA: mF1 over labels and concepts is the mean of binary F1s; Cls over whole 20-bit vectors, with
+    vectors absent from the test set adding columns (m = |F(C) u F(C*)|); mCls per label's concepts."""
+    from rscount.harness.metrics import binary_f1, collapse_codes, rsbench_metrics
+    task = rscount.get_task("sdd-oia")
+    rng = np.random.default_rng(0)
+    true = rng.integers(0, 2, size=(30, task.k))
+    pred = true.copy()
+    pred[:10, 0] = 0  # red_light never seen on ten examples
+    m = rsbench_metrics(task, true, pred, task.evaluate(true), task.evaluate(pred))
+    want_c = np.mean([binary_f1(true[:, i], pred[:, i]) for i in range(task.k)])
+    assert m["mF1_C"] == pytest.approx(want_c)
+    lt, lp = task.evaluate(true), task.evaluate(pred)
+    assert m["mF1_Y"] == pytest.approx(np.mean([binary_f1(lt[:, j], lp[:, j]) for j in range(4)]))
+    codes = lambda v: [int("".join(map(str, r)), 2) for r in v]  # noqa: E731
+    assert m["Cls_C"] == pytest.approx(collapse_codes(codes(true), codes(pred)))
+    assert 0 <= m["mCls_C"] <= 1
+
+
+def test_wilson_interval():
+    from rscount.harness.train import wilson
+    assert wilson(0, 0) == [0.0, 1.0]
+    low, high = wilson(10, 10)
+    assert high == pytest.approx(1.0) and low == pytest.approx(0.7225, abs=1e-3)
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-3) and high == pytest.approx(0.7634, abs=1e-3)
+
+
+def test_head_verdict_tells_a_head_that_is_k_from_one_that_is_not():
+    from rscount.harness.train import _head_is_knowledge
+    problem = rscount.make_problem("xor3", map_class="disentangled")
+
+    class Stub:
+        def __init__(self, flip):
+            self.flip = flip
+
+        def eval(self):
+            pass
+
+        def predict_concepts(self, x):
+            return np.array([[0, 0, 1], [1, 1, 0], [1, 0, 0]])
+
+        def predict_labels(self, x):
+            labels = problem.task.evaluate(self.predict_concepts(x))
+            return 1 - labels if self.flip else labels
+
+    split = type("S", (), {"x": np.zeros((3, 1), dtype=np.float32)})()
+    assert _head_is_knowledge(Stub(False), problem, split, None) == 1.0
+    assert _head_is_knowledge(Stub(True), problem, split, None) == 0.0
+
+
+def test_a_seeded_run_repeats_exactly_and_parallel_seeds_agree():
+    from rscount.harness import TrainConfig, run
+    problem = rscount.make_problem("mnadd-half", map_class="shared")
+    config = TrainConfig(model="sl", extractor="shared", epochs=2, n_train=120, n_val=40, n_test=40, threads=1,
+                         entropy=0.5)
+    a = run(problem, seeds=[3, 4], config=config)
+    b = run(problem, seeds=[3, 4], config=config, workers=2)
+    for x, y in zip(a.seeds, b.seeds):
+        assert x.rsbench == y.rsbench and x.curve == y.curve and x.train_accuracy == y.train_accuracy
+    assert "head_is_K" in a.seeds[0].rsbench and len(a.seeds[0].curve) == 2
+    s = a.summary
+    assert s["on_counted_ci"][0] <= s["on_counted_ci"][1] and "mF1_Y_std" in s
+
+
+def test_entropy_penalty_by_hand():
+    import math
+
+    import torch
+
+    from rscount.harness.models import build_model
+    task = rscount.get_task("xor3")
+    model = build_model("dpl", task, 4, "separate", task.evaluate(np.array([[0, 0, 0], [1, 1, 0]])))
+    model.entropy_weight = 2.0
+    uniform = [torch.log(torch.full((5, 2), 0.5)) for _ in range(3)]
+    assert float(model.entropy_penalty(uniform)) == pytest.approx(0.0, abs=1e-6)
+    peaked = [torch.log(torch.tensor([[0.9, 0.1]] * 5)) for _ in range(3)]
+    h = -(0.9 * math.log(0.9) + 0.1 * math.log(0.1)) / math.log(2)
+    assert float(model.entropy_penalty(peaked)) == pytest.approx(2.0 * (1 - h), rel=1e-5)

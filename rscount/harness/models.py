@@ -1,4 +1,5 @@
-"""Models of the field: DPL, LTN, a plain network and a concept-bottleneck model, over three extractors.
+"""Models of the field: DPL, Semantic Loss, LTN, a plain network and a concept-bottleneck model, over three
+extractors.
 
 Extractors mirror the map classes: ``joint`` reads the whole input for every
 concept, ``separate`` has one network per concept position (disentangled),
@@ -61,11 +62,23 @@ def label_classes(task) -> list:
 
 class _Base(nn.Module):
     has_concepts = True
+    entropy_weight = 0.0  # w_h of rsbench's Eq. 20
 
     def __init__(self, task, dim: int, extractor: str):
         super().__init__()
         self.task = task
         self.extractor = Extractor(task, dim, extractor)
+
+    def entropy_penalty(self, logps: list) -> torch.Tensor:
+        """w_h (1 - H): H the entropy of each concept's batch-mean distribution over its values, normalised by
+        log |D_j| and averaged over concepts (rsbench Eq. 19-20); it keeps a model from using few values."""
+        if not self.entropy_weight:
+            return torch.zeros(())
+        hs = []
+        for lp in logps:
+            mean = lp.exp().mean(dim=0).clamp(min=1e-12)
+            hs.append(-(mean * mean.log()).sum() / math.log(lp.shape[1]))
+        return self.entropy_weight * (1 - torch.stack(hs).mean())
 
     def concept_loss(self, logps: list, concepts: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Concept supervision; ``mask`` is (B, k + sum of domain sizes) boolean.
@@ -92,7 +105,7 @@ class _Base(nn.Module):
 
     def predict_concepts(self, x: torch.Tensor) -> np.ndarray:
         with torch.no_grad():
-            return torch.stack([lp.argmax(1) for lp in self.extractor(x)], dim=1).numpy()
+            return torch.stack([lp.argmax(1) for lp in self.extractor(x)], dim=1).cpu().numpy()
 
     def predict_labels(self, x: torch.Tensor) -> np.ndarray:
         """beta_K of the most likely concept vector."""
@@ -108,7 +121,8 @@ class DPL(_Base):
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         logps = self.extractor(x)
-        return -self.semantics.log_likelihood(logps, y).mean() + weight * self.concept_loss(logps, concepts, mask)
+        return (-self.semantics.log_likelihood(logps, y).mean() + weight * self.concept_loss(logps, concepts, mask)
+                + self.entropy_penalty(logps))
 
 
 class LTN(_Base):
@@ -121,7 +135,8 @@ class LTN(_Base):
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         logps = self.extractor(x)
         sat = self.fuzzy.satisfaction([lp.exp() for lp in logps], y)
-        return 1 - p_mean_error(sat, self.p) + weight * self.concept_loss(logps, concepts, mask)
+        return (1 - p_mean_error(sat, self.p) + weight * self.concept_loss(logps, concepts, mask)
+                + self.entropy_penalty(logps))
 
 
 class _LabelHead(nn.Module):
@@ -134,13 +149,13 @@ class _LabelHead(nn.Module):
     def loss(self, h, y):
         total = 0.0
         for j, head in enumerate(self.heads):
-            target = torch.as_tensor([self.lookup[j][int(c)] for c in y[:, j].tolist()])
+            target = torch.as_tensor([self.lookup[j][int(c)] for c in y[:, j].tolist()], device=h.device)
             total = total + nn.functional.cross_entropy(head(h), target)
         return total
 
     def predict(self, h) -> np.ndarray:
         with torch.no_grad():
-            cols = [np.asarray(c)[head(h).argmax(1).numpy()] for c, head in zip(self.classes, self.heads)]
+            cols = [np.asarray(c)[head(h).argmax(1).cpu().numpy()] for c, head in zip(self.classes, self.heads)]
         return np.stack(cols, axis=1)
 
 
@@ -174,14 +189,30 @@ class CBM(_Base):
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         logps, h = self._bottleneck(x)
-        return self.head.loss(h, y) + weight * self.concept_loss(logps, concepts, mask)
+        return self.head.loss(h, y) + weight * self.concept_loss(logps, concepts, mask) + self.entropy_penalty(logps)
 
     def predict_labels(self, x) -> np.ndarray:
         with torch.no_grad():
             return self.head.predict(self._bottleneck(x)[1])
 
 
-MODELS = {"dpl": DPL, "ltn": LTN, "nn": NN, "cbm": CBM}
+class SL(CBM):
+    """Semantic Loss (Xu et al. 2018): a learned label head on the concepts, plus -log p(K gives y) on the concept
+    distribution, computed exactly as DPL's likelihood, so the knowledge shapes the concepts."""
+
+    def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto",
+                 weight: float = 1.0):
+        super().__init__(task, dim, extractor)
+        self.semantics, self.sl_weight = exact_semantics(task, train_labels, semantics), weight
+
+    def loss(self, x, y, concepts, mask, weight: float = 1.0):
+        logps, h = self._bottleneck(x)
+        return (self.head.loss(h, y) - self.sl_weight * self.semantics.log_likelihood(logps, y).mean()
+                + weight * self.concept_loss(logps, concepts, mask) + self.entropy_penalty(logps))
+
+
+MODELS = {"dpl": DPL, "sl": SL, "ltn": LTN, "nn": NN, "cbm": CBM}
+LEARNED_HEAD = {"cbm", "sl"}  # models whose labels come from a learned head, not from K
 
 
 def build_model(name: str, task, dim: int, extractor: str, train_labels: np.ndarray, tnorm: str = "product",
@@ -191,6 +222,8 @@ def build_model(name: str, task, dim: int, extractor: str, train_labels: np.ndar
         raise HarnessError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
     if name == "dpl":
         return DPL(task, dim, extractor, train_labels, semantics)
+    if name == "sl":
+        return SL(task, dim, extractor, train_labels, semantics)
     if name == "ltn":
         return LTN(task, dim, extractor, tnorm, p)
     return MODELS[name](task, dim, extractor)

@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -18,15 +19,32 @@ import numpy as np
 import torch
 
 from ..api import count_problem
-from ..errors import RscountError
+from ..errors import HarnessError, RscountError
 from ..output import make_folder, write_atomic
 from ..problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, learned_map
-from .metrics import concept_report, label_report
-from .models import build_model
+from .metrics import concept_report, label_report, rsbench_metrics
+from .models import LEARNED_HEAD, build_model
 
-__all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed"]
+__all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "wilson", "RSBENCH_SEEDS"]
+
+FIT = 0.95  # training label accuracy from which a model counts as having fitted the labels
+RSBENCH_SEEDS = (123, 456, 789, 1011, 1213, 1415, 1617, 1819, 2021, 2122)  # rsbench Appendix B.3
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> list:
+    """The 95% Wilson score interval of a proportion, [low, high] ([0, 1] when n is 0).
+
+    >>> [round(v, 3) for v in wilson(8, 10)]
+    [0.49, 0.943]
+    """
+    if n == 0:
+        return [0.0, 1.0]
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [float(max(0.0, centre - half)), float(min(1.0, centre + half))]
 
 
 @dataclass(frozen=True)
@@ -47,6 +65,9 @@ class TrainConfig:
     p: float = 2.0
     concept_weight: float = 1.0
     semantics: str = "auto"
+    entropy: float = 0.0  # w_h of rsbench's entropy loss (Eq. 19-20); rsbench tunes it in {0.2, 0.5, 0.8, 1, 2}
+    threads: int | None = None  # torch.set_num_threads; None leaves torch's default
+    device: str = "cpu"  # "cuda" where a GPU is present; CPU is what the tests run
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +83,16 @@ class SeedResult:
     seconds: float
     predictions: np.ndarray | None = field(default=None, repr=False)
     truth: np.ndarray | None = field(default=None, repr=False)
+    rsbench: dict = field(default_factory=dict)  # mF1(Y), mF1(C), Cls(C), mCls(C), ood-mF1(Y) as rsbench defines them
+    train_accuracy: float | None = None  # label accuracy on the training split: did the model fit the labels?
+    curve: tuple = ()  # per epoch: (training loss, validation mF1(Y), validation label accuracy)
+    state: dict | None = field(default=None, repr=False)  # the selected model's weights (CPU tensors)
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the model fits the training labels (accuracy >= FIT); a model that does not says nothing
+        about shortcuts."""
+        return self.train_accuracy is not None and self.train_accuracy >= FIT
 
     def to_dict(self) -> dict:
         concepts = None
@@ -71,7 +102,8 @@ class SeedResult:
                                         for k, v in pc.items()} for pc in self.concepts["per_concept"]]
         return {"seed": self.seed, "labels": self.labels, "concepts": concepts,
                 "learned_map": self.learned.to_dict() if self.learned else None, "ood": self.ood,
-                "epochs": self.epochs_run, "seconds": round(self.seconds, 3)}
+                "rsbench": self.rsbench, "train_accuracy": self.train_accuracy,
+                "curve": [list(c) for c in self.curve], "epochs": self.epochs_run, "seconds": round(self.seconds, 3)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,13 +131,26 @@ class TrainReport:
 
     @property
     def summary(self) -> dict:
+        """Verdicts over all seeds; over the seeds that fit the labels, how many land on a counted optimal map
+        (the intended one included) with its 95% Wilson interval; rsbench's metrics as mean and std."""
         verdicts = [s.learned.verdict for s in self.seeds if s.learned is not None]
-        return {"seeds": len(self.seeds), "intended": verdicts.count("intended"),
-                "shortcut": verdicts.count("shortcut"),
-                "no_optimal_map": sum(1 for v in verdicts if v not in ("intended", "shortcut")),
-                "label_accuracy": float(np.mean([s.labels["accuracy"] for s in self.seeds])),
-                "concept_accuracy": (float(np.mean([s.concepts["accuracy"] for s in self.seeds]))
-                                     if all(s.concepts for s in self.seeds) else None)}
+        fitted = [s for s in self.seeds if s.fitted]
+        fv = [s.learned.verdict for s in fitted if s.learned is not None]
+        on_counted = sum(v in ("intended", "shortcut") for v in fv)
+        out = {"seeds": len(self.seeds), "intended": verdicts.count("intended"),
+               "shortcut": verdicts.count("shortcut"),
+               "no_optimal_map": sum(1 for v in verdicts if v not in ("intended", "shortcut")),
+               "label_accuracy": float(np.mean([s.labels["accuracy"] for s in self.seeds])),
+               "concept_accuracy": (float(np.mean([s.concepts["accuracy"] for s in self.seeds]))
+                                    if all(s.concepts for s in self.seeds) else None),
+               "fitted": [s.seed for s in fitted], "on_counted": on_counted,
+               "fitted_intended": fv.count("intended"), "outside": len(fv) - on_counted,
+               "on_counted_ci": wilson(on_counted, len(fv)), "intended_ci": wilson(fv.count("intended"), len(fv))}
+        for key in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C", "ood_mF1_Y", "head_is_K"):
+            values = [s.rsbench[key] for s in self.seeds if s.rsbench.get(key) is not None]
+            if values:
+                out[key], out[key + "_std"] = float(np.mean(values)), float(np.std(values))
+        return out
 
     def to_dict(self) -> dict:
         cfg = self.config
@@ -149,6 +194,12 @@ class TrainReport:
         sm = self.summary
         lines.append(f"summary       {sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
                      f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
+        lo, hi = sm["on_counted_ci"]
+        lines.append(f"fitted        {len(sm['fitted'])} of {sm['seeds']} seeds fit the training labels (>= {FIT}); "
+                     f"{sm['on_counted']} of them on a counted optimal map (95% Wilson [{lo:.2f}, {hi:.2f}])")
+        shown = [f"{k} {sm[k]:.2f} +- {sm[k + '_std']:.2f}" for k in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C",
+                                                                      "ood_mF1_Y", "head_is_K") if k in sm]
+        lines.append("rsbench       " + ", ".join(shown))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -195,65 +246,108 @@ def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
     return mask
 
 
-def _evaluate(model, problem: Problem, split: Split, with_map: bool) -> tuple:
+def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None) -> tuple:
+    """(label report, concept report, learned map, concept predictions, rsbench's metrics) on ``split``."""
     model.eval()
-    x = torch.as_tensor(split.x)
-    labels = label_report(split.labels, model.predict_labels(x))
+    x = torch.as_tensor(split.x, device=device)
+    label_pred = model.predict_labels(x)
+    labels = label_report(split.labels, label_pred)
     if not getattr(model, "has_concepts", False):
-        return labels, None, None, None
+        return labels, None, None, None, rsbench_metrics(problem.task, None, None, split.labels, label_pred)
     pred = model.predict_concepts(x)
     concepts = concept_report(problem.task, split.concepts, pred)
     learned = learned_map(problem, split.concepts, pred) if with_map else None
-    return labels, concepts, learned, pred
+    return labels, concepts, learned, pred, rsbench_metrics(problem.task, split.concepts, pred, split.labels,
+                                                             label_pred)
+
+
+def _device(name: str) -> torch.device:
+    if name == "cuda" and not torch.cuda.is_available():
+        raise HarnessError("device cuda asked for, but torch sees no GPU here; use device cpu")
+    if name not in ("cpu", "cuda"):
+        raise HarnessError(f"device {name!r}: choose cpu or cuda")
+    return torch.device(name)
 
 
 def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset | None = None,
                progress: Optional[Callable[[str], None]] = None) -> SeedResult:
-    """Train one model with ``seed``; keep the epoch with the best validation label accuracy."""
+    """Train one model with ``seed``; keep the epoch with the best validation mF1(Y) (rsbench's model selection).
+
+    Fixed seeds give identical results on the CPU with the same number of threads.
+    """
     start = time.perf_counter()
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    device = _device(config.device)
     torch.manual_seed(seed)
     data = data or make_dataset(problem, config.n_train, config.n_val, config.n_test, seed, config.inputs,
                                 config.n_ood)
     model = build_model(config.model, problem.task, data.dim, config.extractor, data.train.labels,
                         config.tnorm, config.p, config.semantics)
+    model.entropy_weight = config.entropy
+    model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     tr = data.train
-    x, y = torch.as_tensor(tr.x), torch.as_tensor(tr.labels)
-    c, mask = torch.as_tensor(tr.concepts), torch.as_tensor(_supervision_mask(problem, tr))
+    x, y = torch.as_tensor(tr.x, device=device), torch.as_tensor(tr.labels, device=device)
+    c = torch.as_tensor(tr.concepts, device=device)
+    mask = torch.as_tensor(_supervision_mask(problem, tr), device=device)
     gen = torch.Generator().manual_seed(seed)
-    best, best_state = -1.0, None
+    best, best_state, curve = -1.0, None, []
     for epoch in range(config.epochs):
         model.train()
         order = torch.randperm(len(tr), generator=gen)
         total = 0.0
         for b in range(0, len(tr), config.batch_size):
-            idx = order[b:b + config.batch_size]
+            idx = order[b:b + config.batch_size].to(device)
             loss = model.loss(x[idx], y[idx], c[idx], mask[idx], config.concept_weight)
             opt.zero_grad()
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(idx)
-        val = _evaluate(model, problem, data.val, False)[0]["accuracy"]
-        if val > best:
-            best, best_state = val, copy.deepcopy(model.state_dict())
+        val_labels, _, _, _, val_metrics = _evaluate(model, problem, data.val, False, device)
+        score = val_metrics["mF1_Y"]
+        curve.append((round(total / len(tr), 6), round(score, 6), round(val_labels["accuracy"], 6)))
+        if score > best:
+            best, best_state = score, copy.deepcopy(model.state_dict())
         if progress:
-            progress(f"seed {seed} epoch {epoch + 1}/{config.epochs}: loss {total / len(tr):.4f}, "
-                     f"val label acc {val:.3f}")
+            progress(f"seed {seed}: epoch {epoch + 1}/{config.epochs}, loss {total / len(tr):.4f}, "
+                     f"val mF1(Y) {score:.3f}")
     if best_state is not None:
         model.load_state_dict(best_state)
-    labels, concepts, learned, pred = _evaluate(model, problem, data.test, True)
+    labels, concepts, learned, pred, metrics = _evaluate(model, problem, data.test, True, device)
+    fit = _evaluate(model, problem, data.train, False, device)[0]["accuracy"]
     ood = None
     if data.ood is not None:
-        ood_labels, ood_concepts, _, _ = _evaluate(model, problem, data.ood, False)
+        ood_labels, ood_concepts, _, _, ood_metrics = _evaluate(model, problem, data.ood, False, device)
         ood = {"labels": ood_labels, "concept_accuracy": ood_concepts["accuracy"] if ood_concepts else None}
+        metrics = dict(metrics, ood_mF1_Y=ood_metrics["mF1_Y"])
+    if config.model in LEARNED_HEAD:
+        metrics = dict(metrics, head_is_K=_head_is_knowledge(model, problem, data.test, device))
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
-                      pred, data.test.concepts)
+                      pred, data.test.concepts, metrics, fit, tuple(curve), state)
+
+
+def _head_is_knowledge(model, problem: Problem, split: Split, device) -> float:
+    """Share of test examples on which a learned label head gives the label K gives the predicted concepts.
+
+    Below 1, the head itself departs from K: a joint concept-and-inference shortcut (Bortolotti et al. 2025),
+    which the count of K's maps does not bound.
+    """
+    model.eval()
+    x = torch.as_tensor(split.x, device=device)
+    head = model.predict_labels(x)
+    by_k = problem.task.evaluate(model.predict_concepts(x))
+    return float(np.mean(np.all(head == by_k, axis=1))) if len(head) else float("nan")
 
 
 def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, config: TrainConfig | None = None,
-        count_timeout: float | None = 120.0, progress: Optional[Callable[[str], None]] = None,
+        count_timeout: float | None = 120.0, progress: Optional[Callable[[str], None]] = None, workers: int = 1,
         **overrides) -> TrainReport:
-    """Count the optimal maps of ``problem``, train one model per seed, and check each learned map."""
+    """Count the optimal maps of ``problem``, train one model per seed, and check each learned map.
+
+    With ``workers`` > 1 the seeds train in that many processes, each with one torch thread.
+    """
     config = config or TrainConfig(model=model, **overrides)
     check_inputs(problem, config.inputs)  # fail on unusable options before the (maybe long) count
     counted, error = None, None
@@ -268,21 +362,49 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
             predicted = confusion(problem, counted, seconds=count_timeout)
         except RscountError:
             predicted = None
-    results = tuple(train_seed(problem, config, s, progress=progress) for s in seeds)
+    if workers > 1 and len(seeds) > 1:
+        results = _parallel(problem, dataclasses.replace(config, threads=1), seeds, workers, progress)
+    else:
+        results = tuple(train_seed(problem, config, s, progress=progress) for s in seeds)
     return TrainReport(problem, config, results, counted, error, predicted)
 
 
+def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
+    """One process per seed (at most ``workers`` at a time), forked so the problem is not copied by pickling."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    out = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+        futures = {pool.submit(train_seed, problem, config, s): s for s in seeds}
+        from concurrent.futures import as_completed
+        for n, future in enumerate(as_completed(futures), 1):
+            out[futures[future]] = future.result()
+            if progress:
+                progress(f"seeds: {n}/{len(seeds)} trained")
+    return tuple(out[s] for s in seeds)
+
+
 def save(report: TrainReport, folder: str | Path) -> list:
-    """Write report.json, per-seed confusion data (.json) and figures (.png) into ``folder``.
+    """Write report.json, per-seed confusion data (.json), figures (.png), learning curves (.csv) and the selected
+    model's weights (model-seedN.pt) into ``folder``.
 
     Each file is written whole or not at all (:func:`rscount.output.write_atomic`);
     report.json comes last, so its presence means the folder is complete.
     """
     from .plots import confusion_figure
 
+    import io
     folder = make_folder(folder)
     written = []
     for s in report.seeds:
+        if s.state is not None:
+            buf = io.BytesIO()
+            torch.save(s.state, buf)
+            write_atomic(folder / f"model-seed{s.seed}.pt", buf.getvalue())
+            written.append(folder / f"model-seed{s.seed}.pt")
+        write_atomic(folder / f"curve-seed{s.seed}.csv", "epoch,loss,val_mF1_Y,val_accuracy\n" + "".join(
+            f"{e},{loss},{f1},{acc}\n" for e, (loss, f1, acc) in enumerate(s.curve, 1)))
+        written.append(folder / f"curve-seed{s.seed}.csv")
         if s.concepts is None:
             continue
         stem = f"confusion-seed{s.seed}"
