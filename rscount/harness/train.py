@@ -372,11 +372,10 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
 def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
     """One process per seed (at most ``workers`` at a time), forked so the problem is not copied by pickling."""
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     out = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
         futures = {pool.submit(train_seed, problem, config, s): s for s in seeds}
-        from concurrent.futures import as_completed
         for n, future in enumerate(as_completed(futures), 1):
             out[futures[future]] = future.result()
             if progress:
