@@ -98,7 +98,7 @@ def main() -> None:
         })
         print(json.dumps(rows[-1]), flush=True)
     (out / "table.md").write_text(table(rows, seeds, args.epochs))
-    (out / "results.json").write_text(json.dumps({"seeds": seeds, "epochs": args.epochs,
+    (out / "grid.json").write_text(json.dumps({"seeds": seeds, "epochs": args.epochs,
                                                   "machine": f"{platform.machine()} / Python "
                                                              f"{platform.python_version()}", "rows": rows},
                                                  indent=1))

@@ -343,20 +343,21 @@ def _head_is_knowledge(model, problem: Problem, split: Split, device) -> float:
 
 def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, config: TrainConfig | None = None,
         count_timeout: float | None = 120.0, progress: Optional[Callable[[str], None]] = None, workers: int = 1,
-        **overrides) -> TrainReport:
+        counted=None, predicted=None, **overrides) -> TrainReport:
     """Count the optimal maps of ``problem``, train one model per seed, and check each learned map.
 
-    With ``workers`` > 1 the seeds train in that many processes, each with one torch thread.
+    With ``workers`` > 1 the seeds train in that many processes, each with one torch thread. ``counted`` (a
+    CountResult) and ``predicted`` (the audit's relation) reuse what an earlier run of the same problem found.
     """
     config = config or TrainConfig(model=model, **overrides)
     check_inputs(problem, config.inputs)  # fail on unusable options before the (maybe long) count
-    counted, error = None, None
-    try:
-        counted = count_problem(problem, timeout=count_timeout)
-    except RscountError as exc:
-        error = str(exc)
-    predicted = None
-    if counted is not None and problem.map_class != "joint":
+    error = None
+    if counted is None:
+        try:
+            counted = count_problem(problem, timeout=count_timeout)
+        except RscountError as exc:
+            error = str(exc)
+    if counted is not None and predicted is None and problem.map_class != "joint":
         from ..auditing import confusion
         try:
             predicted = confusion(problem, counted, seconds=count_timeout)
