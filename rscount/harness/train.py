@@ -391,9 +391,9 @@ def save(report: TrainReport, folder: str | Path) -> list:
     Each file is written whole or not at all (:func:`rscount.output.write_atomic`);
     report.json comes last, so its presence means the folder is complete.
     """
-    from .plots import confusion_figure
-
     import io
+
+    from .plots import confusion_figure
     folder = make_folder(folder)
     written = []
     for s in report.seeds:
