@@ -10,23 +10,16 @@ from __future__ import annotations
 import rscount
 from rscount.export import LIBRARY_DEFAULTS
 from rscount.result import format_count
+from rscount.task import domain_text
 
 CLASSES = ("complete", "disentangled", "shared")
-
-
-def _domain(domain: tuple) -> str:
-    if domain == (0, 1):
-        return "bool"
-    if all(isinstance(v, int) for v in domain) and list(domain) == list(range(domain[0], domain[-1] + 1)):
-        return f"{domain[0]}..{domain[-1]}"
-    return "{" + ", ".join(map(str, domain)) + "}"
 
 
 def _concepts(task) -> str:
     """Concepts grouped by domain: 'd1, d2: 0..9'."""
     by: dict = {}
     for c in task.concepts:
-        by.setdefault(_domain(c.domain), []).append(c.name)
+        by.setdefault(domain_text(c.domain, ", "), []).append(c.name)
     return "; ".join(f"{', '.join(names) if len(names) <= 4 else f'{names[0]} .. {names[-1]} ({len(names)})'}: "
                      f"{dom}" for dom, names in by.items())
 

@@ -73,6 +73,17 @@ def check_output_path(path: str | Path, suffixes: tuple = ()) -> None:
         raise OutputError(f"cannot write {str(path)!r}: name a {' or '.join('.' + s for s in suffixes)} file")
 
 
+def show_or_save(fig, path: str | Path | None):
+    """Return the figure for a notebook when ``path`` is None; else save it whole (PNG or SVG), close it and
+    return None."""
+    if path is None:
+        return fig
+    import matplotlib.pyplot as plt
+    write_figure(fig, path)
+    plt.close(fig)
+    return None
+
+
 def write_figure(fig, path: str | Path, dpi: int = 120) -> None:
     """Save a matplotlib figure as PNG or SVG (by suffix) through :func:`write_atomic`."""
     check_output_path(path, ("png", "svg"))

@@ -216,12 +216,8 @@ class CountResult:
         ax.set_xlabel("log10 of the number of maps")
         ax.set_title(f"{self.task}: {format_count(self.count)} optimal maps ({self.map_class})", fontsize=9)
         fig.tight_layout()
-        if path is None:
-            return fig
-        from .output import write_figure
-        write_figure(fig, path)
-        plt.close(fig)
-        return None
+        from .output import show_or_save
+        return show_or_save(fig, path)
 
 
 def _log10(n: int) -> float:

@@ -120,7 +120,7 @@ class Task:
         support = "exhaustive" if self.default_support is None else f"{len(self.default_support)} vectors"
         head = table([("task", self.name), ("about", self.description), ("default support", support),
                       ("groups", "; ".join(", ".join(g) for g in self.groups) or "none")])
-        concepts = grid(["concept", "domain"], [(c.name, _domain_text(c.domain)) for c in self.concepts])
+        concepts = grid(["concept", "domain"], [(c.name, domain_text(c.domain)) for c in self.concepts])
         labels = grid(["label", "knowledge"], [(label.name, label.text or "(expression)") for label in self.labels])
         return head + concepts + labels
 
@@ -247,17 +247,18 @@ class Task:
         return "(" + ",".join(str(c.domain[u]) for c, u in zip(self.concepts, vector)) + ")"
 
     def summary(self) -> str:
-        doms = ", ".join(f"{c.name}:{_domain_text(c.domain)}" for c in self.concepts)
+        doms = ", ".join(f"{c.name}:{domain_text(c.domain)}" for c in self.concepts)
         labels = ", ".join(lab.name for lab in self.labels)
         return f"{self.name}: {self.k} concepts ({doms}); labels: {labels}"
 
 
-def _domain_text(domain: tuple) -> str:
+def domain_text(domain: tuple, sep: str = ",") -> str:
+    """A domain as the concept declarations write it: ``bool``, ``0..9`` or ``{red,blue}``."""
     if domain == (0, 1):
         return "bool"
     if all(isinstance(v, int) for v in domain) and list(domain) == list(range(domain[0], domain[-1] + 1)):
         return f"{domain[0]}..{domain[-1]}"
-    return "{" + ",".join(map(str, domain)) + "}"
+    return "{" + sep.join(map(str, domain)) + "}"
 
 
 def _named_constants(labels) -> set:

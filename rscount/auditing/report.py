@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..output import write_figure
+from ..output import show_or_save, write_figure
 from ..result import CountResult, format_count
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
@@ -165,11 +165,7 @@ class Audit:
             plot_curve(self.curve, axes[0][-1])
         fig.suptitle(f"{self.result.task}: {format_count(self.result.count)} optimal maps ({self.result.map_class})")
         fig.tight_layout()
-        if path is None:
-            return fig
-        save_figure(fig, path)
-        plt.close(fig)
-        return None
+        return show_or_save(fig, path)
 
 
 def save_figure(fig, path) -> None:
