@@ -84,6 +84,8 @@ def table(rows: list) -> str:
         lo, hi = r["on_counted_ci"]
         fitted = len(r["fitted"])
         on = f"{r['on_counted']}/{fitted} [{lo:.2f}, {hi:.2f}]" if fitted else "no seed fit"
+        if all(v == "no concepts" for v in r["verdicts"]):
+            on = "- (no concepts)"
         lines.append(f"| {r['task']} | {r['model']} | {r['map_class']} | {r['count'] if r['count'] else '-'} | "
                      f"{_pm(r, 'mF1_Y')} | {_pm(r, 'mF1_C')} | {_pm(r, 'Cls_C')} | {_pm(r, 'mCls_C')} | "
                      f"{fitted}/{len(r['seeds'])} | {on} | {r['intended']} | {_pm(r, 'head_is_K')} |")
@@ -107,8 +109,7 @@ def plot(rows: list, path: Path) -> None:
 
     from rscount.output import write_figure
     xs = [r["supervision"] for r in rows]
-    fitted = [max(len(r["fitted"]), 1) for r in rows]
-    rate = [r["intended"] / f for r, f in zip(rows, fitted)]
+    rate = [r["intended"] / len(r["fitted"]) if r["fitted"] else float("nan") for r in rows]  # no fitted seed: no point
     low = [r["intended_ci"][0] for r in rows]
     high = [r["intended_ci"][1] for r in rows]
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
@@ -121,7 +122,7 @@ def plot(rows: list, path: Path) -> None:
     ax.set_ylabel("recovery")
     ax2.set_ylabel("count")
     ax.set_title(f"{rows[0]['task']}, {rows[0]['model']}: recovery against the count", fontsize=9)
-    fig.legend(loc="lower right", fontsize=7)
+    fig.legend(loc="center right", fontsize=7, bbox_to_anchor=(0.85, 0.55))
     fig.tight_layout()
     write_figure(fig, path)
 
@@ -133,11 +134,19 @@ def main(argv=None) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--quick", action="store_true", help="2 seeds, 2 epochs, small data: a smoke run")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--render", action="store_true", help="rewrite the table and plot from results.json only")
     args = p.parse_args(argv)
+    out = Path(args.out)
+    if args.render:
+        saved = json.loads((out / "results.json").read_text())["rows"]
+        rows = [r for r in saved if "supervision" not in r or r["model"] == "cbm"]
+        sweep = [r for r in saved if "supervision" in r and r["model"] != "cbm"]
+        (out / "rsbench-table.md").write_text(table(rows) + "\n" + sweep_table(sweep))
+        plot(sweep, out / "supervision-sweep.png")
+        return
     seeds = RSBENCH_SEEDS[:2 if args.quick else args.seeds]
     epochs = 2 if args.quick else args.epochs
     sizes = {"n_train": 200, "n_val": 60, "n_test": 60} if args.quick else {}
-    out = Path(args.out)
     rows = []
     for task, opts, extractor, sup, w_h in TASKS:
         for model in MODELS:
