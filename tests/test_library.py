@@ -157,11 +157,17 @@ def test_rsbench_example_configs_are_read_as_their_generators_read_them(name, fi
     of every counter's reach)."""
     task = rscount.config.load_config(CONFIGS / f"rsbench-{name}.yml")
     assert f"not used for counting: {fields}" in " ".join(task.notes)
-    cls = "shared" if name == "kandinsky" else "complete"
+    cls = {"kandinsky": "shared", "clevr": "disentangled"}.get(name, "complete")  # complete: below, slow
     problem = rscount.make_problem(task, map_class=cls)
     got = rscount.count_problem(problem, timeout=120)
     assert got.count == rscount.count_problem(problem, "bruteforce" if name == "xor" else "ganak").count
     assert any("not used for counting" in note for note in got.notes)
+
+
+@pytest.mark.slow
+def test_rsbench_clevr_example_complete_against_ganak():
+    problem = rscount.make_problem(rscount.config.load_config(CONFIGS / "rsbench-clevr.yml"))
+    assert rscount.count_problem(problem).count == rscount.count_problem(problem, "ganak").count == 559872
 
 
 def test_config_supports_follow_the_generators():
