@@ -79,7 +79,8 @@ LIBRARY = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "m
            "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia"]
 
 
-@pytest.mark.parametrize("name", LIBRARY)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("kand-logic", "mnadd-evenodd")
+                                  else n for n in LIBRARY])
 def test_exported_knowledge_reads_back_as_the_task(name):
     """dimacs/NAME.cnf fed to --cnf is the library task again: same concepts, same labels on every vector tried,
     same count on the task's own support."""
