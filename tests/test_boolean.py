@@ -71,6 +71,7 @@ class TestClauses:
         ({"k": 8, "m": 6, "seed": 2}, 0.1, 7),
         ({"k": 12, "m": 3, "seed": 1}, 0.5, 491_520),
     ])
+    @pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
     def test_mnlogic_random_agrees_with_search(self, params, subsample, want, monkeypatch):
         from rscount.counters.boolean import clauses
         problem = rscount.make_problem("mnlogic-random", params={"l": 3, **params}, subsample=subsample)

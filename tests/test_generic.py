@@ -47,6 +47,7 @@ class TestEnumerate(Contract):
 class TestMapsOnSamples:
     """Maps listed for a sampled support start with those optimal everywhere, then SAT; all optimal, distinct."""
 
+    @pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
     @pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
     def test_all_and_first_maps(self, cls):
         from rscount.api import _optimal_everywhere
@@ -105,6 +106,7 @@ def test_permutation_equals_complete():
         assert rscount.count_problem(perm, "enumerate").count == expected
 
 
+@pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
 @pytest.mark.parametrize("cls", ["free", "complete", "permutation", "disentangled", "shared"])
 def test_bruteforce_says_how_many_maps_it_would_try(cls):
     """The size check is exact (it once printed 10^18 for any complete task over 6 concepts)."""

@@ -208,6 +208,7 @@ class TestAutomorphism:
             sat = set(COUNTERS["enumerate"].enumerate(problem, rscount.encode(problem), None))
             assert len(mine) == len(set(mine)) and set(mine) == sat, (seed, cls)
 
+    @pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
     def test_lists_maps_of_a_large_exhaustive_task(self):
         import numpy as np
         task = rscount.get_task("kand-logic")
