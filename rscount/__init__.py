@@ -6,6 +6,8 @@
 >>> rscount.audit("mnadd-half", map_class="shared").supervise_values.items
 ('d1=4',)
 """
+__version__ = "0.1.0"
+
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .auditing import Audit, Comparison, audit, compare
 from .config import load_config
@@ -29,8 +31,6 @@ from .spec import load_spec, task_from_spec, task_from_sympy, task_from_text
 from .support import Support
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
-
-__version__ = "0.1.0"
 
 __all__ = [
     "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Sequence
 
-from . import api
+from . import __version__, api
 from .config import load_config
 from .counters import COUNTERS
 from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
@@ -24,8 +24,6 @@ from .problem import MAP_CLASSES
 from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
-
-__version__ = "0.1.0"
 
 __all__ = ["main", "build_parser"]
 

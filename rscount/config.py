@@ -127,14 +127,9 @@ def _clevr_attribute(symbol: str) -> str | None:
     return head if head in CLEVR_ATTRIBUTES and re.fullmatch(r"[A-Za-z]+_\d+", symbol) else None
 
 
-def _combos(cfg):
-    combos = cfg.get("combinations_in_distribution")
-    return None if combos in (None, [], "all") else combos
-
-
 def _support(cfg, rows):
-    combos = _combos(cfg)
-    return "exhaustive" if combos is None else rows(combos)
+    combos = cfg.get("combinations_in_distribution")
+    return "exhaustive" if combos in (None, [], "all") else rows(combos)
 
 
 def _letters(n: int) -> list:

@@ -145,10 +145,10 @@ def _named_task(cnf: Cnf, name: str):
     defs, rest = tseitin.gate_definitions(cnf.clauses, set(leaves), label_bits)
     for clause in [c for c in rest if len(c) == 1 and abs(c[0]) in label_bits and abs(c[0]) not in defs]:
         leaves[abs(clause[0])] = Const(1 if clause[0] > 0 else 0)  # a label bit fixed by a unit clause
-    literal = tseitin.knowledge_from_gates(cnf.clauses, leaves, defs, name)
+    literal = tseitin.knowledge_from_gates(leaves, defs, name)
     tseitin.check_constraints([_or(literal, c) for c in rest], concepts, name)
     tseitin.one_hot_labels(cnf.clauses, cnf.nvars, bits, name)
-    out = tuple(Label(label, tseitin.label_expression(label, values, literal, name), f"label bits of {label}")
+    out = tuple(Label(label, tseitin.label_expression(values, literal), f"label bits of {label}")
                 for label, values in labels.items())
     return Task(name=name, concepts=concepts, labels=out,
                 description=f"DIMACS knowledge over {len(concepts)} named concepts, {len(defs)} gates")
@@ -162,7 +162,7 @@ def _shown_task(cnf: Cnf, name: str):
 
     leaves = {v: Var(f"x{v}") for v in cnf.show}
     defs, rest = tseitin.gate_definitions(cnf.clauses, set(leaves))
-    literal = tseitin.knowledge_from_gates(cnf.clauses, leaves, defs, name)
+    literal = tseitin.knowledge_from_gates(leaves, defs, name)
     expr = Op("and", tuple(_or(literal, c) for c in rest))
     concepts = tuple(Concept(f"x{v}", (0, 1)) for v in cnf.show)
     return Task(name=name, concepts=concepts, labels=(Label("y", expr, "the CNF holds"),),

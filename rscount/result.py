@@ -5,6 +5,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from .errors import RscountError
+
 __all__ = ["ConceptMap", "JointMap", "Tally", "CountResult", "format_count"]
 
 
@@ -194,7 +196,7 @@ class CountResult:
                 shown = [str(m) for m in self.maps(5, timeout=2)]
                 maps = "<p>optimal maps (first 5)</p><ul>" + "".join(f"<li><code>{escape(m)}</code></li>"
                                                                      for m in shown) + "</ul>"
-            except Exception:  # listing is a courtesy here; the count stands without it
+            except (RscountError, NotImplementedError):  # a courtesy here; the count stands without it
                 maps = ""
         notes = "".join(f"<li>{escape(n)}</li>" for n in self.notes + self.warnings)
         return table(rows) + maps + (f"<ul>{notes}</ul>" if notes else "")

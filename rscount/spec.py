@@ -184,10 +184,7 @@ def task_from_spec(spec: Mapping) -> Task:
         labels = _labels(spec["labels"], cnames, values, definitions)
     else:
         labels = _relation_labels(spec["relation"], concepts, values, definitions)
-    groups = spec.get("groups") or ()
-    if isinstance(groups, Mapping):
-        groups = list(groups.values())
-    groups = tuple(tuple(str(n) for n in g) for g in groups)
+    groups = parse_groups(spec.get("groups"))
     support = spec.get("support", "exhaustive")
     default_support = None
     if support not in (None, "exhaustive"):

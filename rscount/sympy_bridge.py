@@ -10,7 +10,7 @@ a ^ b
 from __future__ import annotations
 
 from .errors import KnowledgeError
-from .logic import Const, Op, Var
+from .logic import COMPARISON, LOGICAL, Const, Op, Var
 
 __all__ = ["from_sympy", "to_sympy", "sympy_names"]
 
@@ -148,11 +148,11 @@ def to_sympy(expr, boolean_names: frozenset = frozenset()):
             return sp.Symbol(node.name)
         op, args = node.op, node.args
         kids = [go(a) for a in args]
-        if op in ("and", "or", "xor", "not", "implies", "equiv"):
+        if op in LOGICAL:
             fn = {"and": sp.And, "or": sp.Or, "xor": sp.Xor, "not": sp.Not, "implies": sp.Implies,
                   "equiv": sp.Equivalent}[op]
             return fn(*[truth(a, k) for a, k in zip(args, kids)])
-        if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        if op in COMPARISON:
             if op in ("eq", "ne") and all(_boolean(a, boolean_names) for a in args):
                 same = sp.Equivalent(*[truth(a, k) for a, k in zip(args, kids)])
                 return same if op == "eq" else sp.Not(same)
@@ -182,7 +182,7 @@ def to_sympy(expr, boolean_names: frozenset = frozenset()):
     return go(expr)
 
 
-BOOLEAN_OPS = {"and", "or", "xor", "not", "implies", "equiv", "eq", "ne", "lt", "le", "gt", "ge"}
+BOOLEAN_OPS = LOGICAL | COMPARISON
 
 
 def _boolean(node, boolean_names) -> bool:

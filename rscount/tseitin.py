@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from .errors import DimacsError, KnowledgeError
 from .logic import Const, Op, Var
 
-__all__ = ["Bits", "read_bits", "gate_definitions", "knowledge_from_gates"]
+__all__ = ["Bits", "read_bits", "gate_definitions", "knowledge_from_gates", "check_constraints", "concept_leaves",
+           "label_expression", "one_hot_labels"]
 
 MAX_CONSTRAINT_SPACE = 1 << 20  # concept vectors a leftover constraint is checked on
 
@@ -123,10 +125,11 @@ def _ordered(defs: dict, source: str) -> list:
     return order
 
 
-def knowledge_from_gates(clauses, leaves: dict, defs: dict, source: str) -> tuple:
+def knowledge_from_gates(leaves: dict, defs: dict, source: str) -> Callable:
     """Expressions for every defined variable, given expressions for the input variables (``leaves``).
 
-    Returns (expression of a literal, the clauses that are not definitions as expressions).
+    Returns ``literal(lit)``: the expression of a DIMACS literal, raising DimacsError for a variable that is
+    neither a leaf nor defined.
     """
     exprs = dict(leaves)
     for v in _ordered(defs, source):
@@ -198,7 +201,7 @@ def concept_leaves(bits: Bits, source: str) -> tuple:
     return tuple(concepts), leaves
 
 
-def label_expression(name: str, values: list, literal, source: str):
+def label_expression(values: list, literal):
     """The label's value as an expression of its one-hot bits (checked one-hot by the caller)."""
     domain = [v for v, _ in values]
     if len(domain) == 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["accuracy", "macro_f1", "binary_f1", "confusion", "collapse", "collapse_codes", "vector_ids",
+__all__ = ["accuracy", "macro_f1", "binary_f1", "confusion", "collapse", "vector_ids",
            "concept_report", "label_report", "concept_units", "rsbench_metrics"]
 
 
@@ -105,24 +105,6 @@ def _unit_codes(task, vectors: np.ndarray, unit: tuple) -> np.ndarray:
     return code
 
 
-def _codes(vectors: np.ndarray, radix) -> np.ndarray:
-    """Whole rows as integers (rsbench converts bit strings to integers), Python ints past 64 bits."""
-    out = []
-    for row in np.asarray(vectors).tolist():
-        n = 0
-        for v, r in zip(row, radix):
-            n = n * r + int(v)
-        out.append(n)
-    return np.asarray(out, dtype=object)
-
-
-def collapse_codes(true, pred) -> float:
-    """Cls(C) = 1 - p/m with m = |F(C) u F(C*)| categories and p = |F(C)| predicted ones (Appendix A.1, Eq. 3-4)."""
-    t, p = set(np.asarray(true).tolist()), set(np.asarray(pred).tolist())
-    m = len(t | p)
-    return 1.0 - len(p) / m if m else float("nan")
-
-
 def rsbench_metrics(task, concepts_true, concepts_pred, labels_true, labels_pred) -> dict:
     """mF1(Y), mF1(C), Cls(C) and mCls(C) as rsbench defines them (``concepts_*`` may be None: labels only).
 
@@ -147,16 +129,15 @@ def rsbench_metrics(task, concepts_true, concepts_pred, labels_true, labels_pred
         t = np.concatenate([_unit_codes(task, ct, u) for u in units])
         p = np.concatenate([_unit_codes(task, cp, u) for u in units])
         out["mF1_C"] = macro_f1(t, p)
-        out["Cls_C"] = collapse_codes(t, p)
+        out["Cls_C"] = collapse(t[:, None], p[:, None])
     else:
         out["mF1_C"] = float(np.mean([(binary_f1 if task.concepts[i].is_bool else macro_f1)(ct[:, i], cp[:, i])
                                       for i in range(task.k)]))
-        out["Cls_C"] = collapse_codes(_codes(ct, task.sizes), _codes(cp, task.sizes))
+        out["Cls_C"] = collapse(ct, cp)
     from ..logic import variables
     per_label = []
     for label in task.labels:
         cols = sorted(task.index(n) for n in variables(label.expr))
-        radix = [task.sizes[i] for i in cols]
-        per_label.append(collapse_codes(_codes(ct[:, cols], radix), _codes(cp[:, cols], radix)))
+        per_label.append(collapse(ct[:, cols], cp[:, cols]))
     out["mCls_C"] = float(np.mean(per_label))
     return out

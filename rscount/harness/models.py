@@ -179,6 +179,8 @@ class NN(nn.Module):
 class CBM(_Base):
     """Concept bottleneck: concepts from the extractor, a learned label head on their probabilities."""
 
+    learned_head = True  # its labels come from the head, not from K
+
     def __init__(self, task, dim: int, extractor: str):
         super().__init__(task, dim, extractor)
         self.head = _LabelHead(task, int(sum(task.sizes)))
@@ -212,7 +214,6 @@ class SL(CBM):
 
 
 MODELS = {"dpl": DPL, "sl": SL, "ltn": LTN, "nn": NN, "cbm": CBM}
-LEARNED_HEAD = {"cbm", "sl"}  # models whose labels come from a learned head, not from K
 
 
 def build_model(name: str, task, dim: int, extractor: str, train_labels: np.ndarray, tnorm: str = "product",

@@ -25,7 +25,7 @@ from ..problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, learned_map
 from .metrics import concept_report, label_report, rsbench_metrics
-from .models import LEARNED_HEAD, build_model
+from .models import build_model
 
 __all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "wilson", "RSBENCH_SEEDS"]
 
@@ -257,8 +257,28 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
     pred = model.predict_concepts(x)
     concepts = concept_report(problem.task, split.concepts, pred)
     learned = learned_map(problem, split.concepts, pred) if with_map else None
-    return labels, concepts, learned, pred, rsbench_metrics(problem.task, split.concepts, pred, split.labels,
-                                                             label_pred)
+    metrics = rsbench_metrics(problem.task, split.concepts, pred, split.labels, label_pred)
+    if getattr(model, "learned_head", False):
+        metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
+    return labels, concepts, learned, pred, metrics
+
+
+def _label_scores(model, problem: Problem, split: Split, device) -> tuple:
+    """(label accuracy, mF1(Y)) on ``split``: what model selection and the fit check read, nothing more."""
+    model.eval()
+    label_pred = model.predict_labels(torch.as_tensor(split.x, device=device))
+    mf1 = rsbench_metrics(problem.task, None, None, split.labels, label_pred)["mF1_Y"]
+    return label_report(split.labels, label_pred)["accuracy"], mf1
+
+
+def head_agreement(task, head_labels: np.ndarray, concepts: np.ndarray) -> float:
+    """Share of examples on which a learned label head gives the label K gives the predicted concepts.
+
+    Below 1, the head itself departs from K: a joint concept-and-inference shortcut (Bortolotti et al. 2025),
+    which the count of K's maps does not bound.
+    """
+    by_k = task.evaluate(concepts)
+    return float(np.mean(np.all(head_labels == by_k, axis=1))) if len(head_labels) else float("nan")
 
 
 def _device(name: str) -> torch.device:
@@ -304,9 +324,8 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(idx)
-        val_labels, _, _, _, val_metrics = _evaluate(model, problem, data.val, False, device)
-        score = val_metrics["mF1_Y"]
-        curve.append((round(total / len(tr), 6), round(score, 6), round(val_labels["accuracy"], 6)))
+        val_accuracy, score = _label_scores(model, problem, data.val, device)
+        curve.append((round(total / len(tr), 6), round(score, 6), round(val_accuracy, 6)))
         if score > best:
             best, best_state = score, copy.deepcopy(model.state_dict())
         if progress:
@@ -315,30 +334,15 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
     if best_state is not None:
         model.load_state_dict(best_state)
     labels, concepts, learned, pred, metrics = _evaluate(model, problem, data.test, True, device)
-    fit = _evaluate(model, problem, data.train, False, device)[0]["accuracy"]
+    fit = _label_scores(model, problem, data.train, device)[0]
     ood = None
     if data.ood is not None:
         ood_labels, ood_concepts, _, _, ood_metrics = _evaluate(model, problem, data.ood, False, device)
         ood = {"labels": ood_labels, "concept_accuracy": ood_concepts["accuracy"] if ood_concepts else None}
         metrics = dict(metrics, ood_mF1_Y=ood_metrics["mF1_Y"])
-    if config.model in LEARNED_HEAD:
-        metrics = dict(metrics, head_is_K=_head_is_knowledge(model, problem, data.test, device))
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
                       pred, data.test.concepts, metrics, fit, tuple(curve), state)
-
-
-def _head_is_knowledge(model, problem: Problem, split: Split, device) -> float:
-    """Share of test examples on which a learned label head gives the label K gives the predicted concepts.
-
-    Below 1, the head itself departs from K: a joint concept-and-inference shortcut (Bortolotti et al. 2025),
-    which the count of K's maps does not bound.
-    """
-    model.eval()
-    x = torch.as_tensor(split.x, device=device)
-    head = model.predict_labels(x)
-    by_k = problem.task.evaluate(model.predict_concepts(x))
-    return float(np.mean(np.all(head == by_k, axis=1))) if len(head) else float("nan")
 
 
 def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, config: TrainConfig | None = None,

@@ -248,8 +248,7 @@ def build_state(problem) -> SearchState:
         weight=math.prod(math.factorial(len(b)) for b in set(blocks.values())),
         source=[u.sources for u in units], entries=[None] * len(units),
         used={s for u in units if u.sources for s in u.sources},
-        undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)))
-    state.changed = list(parts)
+        undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)), changed=list(parts))
     for n, unit in enumerate(units):
         if unit.sources is not None:
             state.entries[n] = state.fresh_entries(unit.sources)
