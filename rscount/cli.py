@@ -196,6 +196,10 @@ def build_train_parser() -> argparse.ArgumentParser:
     m.add_argument("--epochs", type=int, default=30, help="default 30")
     m.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     m.add_argument("--batch-size", type=int, default=64)
+    m.add_argument("--weight-decay", type=float, default=0.0, help="Adam weight decay (default 0)")
+    m.add_argument("--restarts", type=int, default=1, metavar="R",
+                   help="initialisations per seed, at most: a model that does not fit the training labels "
+                   "starts again; the best by validation mF1(Y) is kept (default 1)")
     m.add_argument("--n-train", type=int, default=2000, help="training examples (default 2000)")
     m.add_argument("--n-val", type=int, default=500)
     m.add_argument("--n-test", type=int, default=1000)
@@ -337,12 +341,14 @@ EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joi
 
 def _train(argv: Sequence[str], out, err) -> int:
     args = build_train_parser().parse_args(argv)
-    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size", "workers"):
+    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size", "workers", "restarts"):
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
     if args.timeout is not None and args.timeout <= 0:
         raise _UsageError("--timeout must be positive")
+    if not args.weight_decay >= 0:
+        raise _UsageError("--weight-decay must be 0 or more")
     if args.threads is not None and args.threads < 1:
         raise _UsageError("--threads must be at least 1")
     _check_memory(args.memory_limit)
@@ -358,7 +364,8 @@ def _train(argv: Sequence[str], out, err) -> int:
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight,
-                         entropy=args.entropy, threads=args.threads, device=args.device)
+                         entropy=args.entropy, threads=args.threads, device=args.device,
+                         weight_decay=args.weight_decay, restarts=args.restarts)
     with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
         report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
                      workers=args.workers)

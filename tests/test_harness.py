@@ -394,3 +394,20 @@ def test_entropy_penalty_by_hand():
     peaked = [torch.log(torch.tensor([[0.9, 0.1]] * 5)) for _ in range(3)]
     h = -(0.9 * math.log(0.9) + 0.1 * math.log(0.1)) / math.log(2)
     assert float(model.entropy_penalty(peaked)) == pytest.approx(2.0 * (1 - h), rel=1e-5)
+
+
+def test_restarts_retrain_only_unfitted_seeds_and_keep_the_best_by_validation():
+    from rscount.harness import TrainConfig
+    from rscount.harness.train import train_seed
+    problem = rscount.make_problem("mnadd-half", map_class="shared")
+    tiny = dict(model="dpl", extractor="shared", epochs=1, n_train=60, n_val=30, n_test=30, threads=1)
+    once = train_seed(problem, TrainConfig(**tiny), 5)
+    assert not once.fitted and once.attempts == 1  # one epoch on 60 examples does not fit the labels
+    thrice = train_seed(problem, TrainConfig(**tiny, restarts=3), 5)
+    assert thrice.attempts == 3 and len(thrice.curve) == 1
+    assert max(c[1] for c in thrice.curve) >= max(c[1] for c in once.curve)  # best validation mF1(Y) kept
+    again = train_seed(problem, TrainConfig(**tiny, restarts=3), 5)
+    assert again.rsbench == thrice.rsbench and again.curve == thrice.curve
+    easy = train_seed(rscount.make_problem("xor2", map_class="disentangled"),
+                      TrainConfig(epochs=15, n_train=200, n_val=40, n_test=40, threads=1, restarts=3), 0)
+    assert easy.fitted and easy.attempts == 1

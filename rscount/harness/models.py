@@ -24,25 +24,25 @@ HIDDEN = 64
 MIN_LOGP = -27.0  # p >= 2e-12 keeps circuit gradients finite
 
 
-def _mlp(d_in: int, d_out: int) -> nn.Module:
-    return nn.Sequential(nn.Linear(d_in, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
-                         nn.Linear(HIDDEN, d_out))
+def _mlp(d_in: int, d_out: int, width: int = HIDDEN) -> nn.Module:
+    return nn.Sequential(nn.Linear(d_in, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
+                         nn.Linear(width, d_out))
 
 
 class Extractor(nn.Module):
     """p(c | x) as one log-probability tensor (B, |D_j|) per concept."""
 
-    def __init__(self, task, dim: int, kind: str):
+    def __init__(self, task, dim: int, kind: str, width: int = HIDDEN):
         super().__init__()
         if kind not in EXTRACTORS:
             raise HarnessError(f"unknown extractor {kind!r}; choose one of {', '.join(EXTRACTORS)}")
         self.kind, self.sizes, self.k = kind, task.sizes, task.k
         if kind == "joint":
-            self.net = _mlp(task.k * dim, sum(task.sizes))
+            self.net = _mlp(task.k * dim, sum(task.sizes), width)
         else:
             owner = [task.group_of(i)[0] if kind == "shared" else i for i in range(task.k)]
             self.owner = owner
-            self.nets = nn.ModuleDict({str(o): _mlp(dim, task.sizes[o]) for o in sorted(set(owner))})
+            self.nets = nn.ModuleDict({str(o): _mlp(dim, task.sizes[o], width) for o in sorted(set(owner))})
 
     def forward(self, x: torch.Tensor) -> list:
         if self.kind == "joint":
@@ -64,10 +64,10 @@ class _Base(nn.Module):
     has_concepts = True
     entropy_weight = 0.0  # w_h of rsbench's Eq. 20
 
-    def __init__(self, task, dim: int, extractor: str):
+    def __init__(self, task, dim: int, extractor: str, width: int = HIDDEN):
         super().__init__()
         self.task = task
-        self.extractor = Extractor(task, dim, extractor)
+        self.extractor = Extractor(task, dim, extractor, width)
 
     def entropy_penalty(self, logps: list) -> torch.Tensor:
         """w_h (1 - H): H the entropy of each concept's batch-mean distribution over its values, normalised by
@@ -115,8 +115,9 @@ class _Base(nn.Module):
 class DPL(_Base):
     """DeepProbLog-style: maximise log p(y | x) = log sum_c [beta_K(c) = y] p(c | x), computed exactly."""
 
-    def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto"):
-        super().__init__(task, dim, extractor)
+    def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto",
+                 width: int = HIDDEN):
+        super().__init__(task, dim, extractor, width)
         self.semantics = exact_semantics(task, train_labels, semantics)
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
@@ -128,8 +129,9 @@ class DPL(_Base):
 class LTN(_Base):
     """Logic Tensor Network-style: maximise the p-mean-aggregated fuzzy satisfaction of beta_K(c) = y."""
 
-    def __init__(self, task, dim: int, extractor: str, tnorm: str = "product", p: float = 2.0):
-        super().__init__(task, dim, extractor)
+    def __init__(self, task, dim: int, extractor: str, tnorm: str = "product", p: float = 2.0,
+                 width: int = HIDDEN):
+        super().__init__(task, dim, extractor, width)
         self.fuzzy, self.p = FuzzyKnowledge(task, tnorm), p
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
@@ -140,10 +142,10 @@ class LTN(_Base):
 
 
 class _LabelHead(nn.Module):
-    def __init__(self, task, d_in: int):
+    def __init__(self, task, d_in: int, width: int = HIDDEN):
         super().__init__()
         self.classes = label_classes(task)
-        self.heads = nn.ModuleList(_mlp(d_in, len(c)) for c in self.classes)
+        self.heads = nn.ModuleList(_mlp(d_in, len(c), width) for c in self.classes)
         self.lookup = [{code: n for n, code in enumerate(c)} for c in self.classes]
 
     def loss(self, h, y):
@@ -164,10 +166,10 @@ class NN(nn.Module):
 
     has_concepts = False
 
-    def __init__(self, task, dim: int, extractor: str = "joint"):
+    def __init__(self, task, dim: int, extractor: str = "joint", width: int = HIDDEN):
         super().__init__()
         self.task = task
-        self.head = _LabelHead(task, task.k * dim)
+        self.head = _LabelHead(task, task.k * dim, width)
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         return self.head.loss(x.flatten(1), y)
@@ -181,8 +183,8 @@ class CBM(_Base):
 
     learned_head = True  # its labels come from the head, not from K
 
-    def __init__(self, task, dim: int, extractor: str):
-        super().__init__(task, dim, extractor)
+    def __init__(self, task, dim: int, extractor: str, width: int = HIDDEN):
+        super().__init__(task, dim, extractor, width)
         self.head = _LabelHead(task, int(sum(task.sizes)))
 
     def _bottleneck(self, x):
@@ -203,8 +205,8 @@ class SL(CBM):
     distribution, computed exactly as DPL's likelihood, so the knowledge shapes the concepts."""
 
     def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto",
-                 weight: float = 1.0):
-        super().__init__(task, dim, extractor)
+                 weight: float = 1.0, width: int = HIDDEN):
+        super().__init__(task, dim, extractor, width)
         self.semantics, self.sl_weight = exact_semantics(task, train_labels, semantics), weight
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
@@ -217,14 +219,17 @@ MODELS = {"dpl": DPL, "sl": SL, "ltn": LTN, "nn": NN, "cbm": CBM}
 
 
 def build_model(name: str, task, dim: int, extractor: str, train_labels: np.ndarray, tnorm: str = "product",
-                p: float = 2.0, semantics: str = "auto") -> nn.Module:
-    """Instantiate one of :data:`MODELS` for ``task`` and inputs of ``dim`` features per concept."""
+                p: float = 2.0, semantics: str = "auto", width: int = HIDDEN) -> nn.Module:
+    """Instantiate one of :data:`MODELS` for ``task`` and inputs of ``dim`` features per concept; ``width`` is
+    the hidden width of the concept extractor's networks (of the whole network for NN)."""
     if name not in MODELS:
         raise HarnessError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+    if width < 1:
+        raise HarnessError(f"width {width}: the extractor needs at least one hidden unit")
     if name == "dpl":
-        return DPL(task, dim, extractor, train_labels, semantics)
+        return DPL(task, dim, extractor, train_labels, semantics, width=width)
     if name == "sl":
-        return SL(task, dim, extractor, train_labels, semantics)
+        return SL(task, dim, extractor, train_labels, semantics, width=width)
     if name == "ltn":
-        return LTN(task, dim, extractor, tnorm, p)
-    return MODELS[name](task, dim, extractor)
+        return LTN(task, dim, extractor, tnorm, p, width=width)
+    return MODELS[name](task, dim, extractor, width=width)
