@@ -197,6 +197,7 @@ def build_train_parser() -> argparse.ArgumentParser:
     m.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     m.add_argument("--batch-size", type=int, default=64)
     m.add_argument("--weight-decay", type=float, default=0.0, help="Adam weight decay (default 0)")
+    m.add_argument("--width", type=int, default=64, help="hidden units of the concept extractor (default 64)")
     m.add_argument("--restarts", type=int, default=1, metavar="R",
                    help="initialisations per seed, at most: a model that does not fit the training labels "
                    "starts again; the best by validation mF1(Y) is kept (default 1)")
@@ -341,7 +342,7 @@ EXTRACTOR_CLASS = {"separate": "disentangled", "shared": "shared", "joint": "joi
 
 def _train(argv: Sequence[str], out, err) -> int:
     args = build_train_parser().parse_args(argv)
-    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size", "workers", "restarts"):
+    for name in ("epochs", "n_train", "n_val", "n_test", "batch_size", "workers", "restarts", "width"):
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
@@ -365,7 +366,7 @@ def _train(argv: Sequence[str], out, err) -> int:
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight,
                          entropy=args.entropy, threads=args.threads, device=args.device,
-                         weight_decay=args.weight_decay, restarts=args.restarts)
+                         weight_decay=args.weight_decay, restarts=args.restarts, width=args.width)
     with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
         report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
                      workers=args.workers)

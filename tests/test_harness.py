@@ -411,3 +411,26 @@ def test_restarts_retrain_only_unfitted_seeds_and_keep_the_best_by_validation():
     easy = train_seed(rscount.make_problem("xor2", map_class="disentangled"),
                       TrainConfig(epochs=15, n_train=200, n_val=40, n_test=40, threads=1, restarts=3), 0)
     assert easy.fitted and easy.attempts == 1
+
+
+def test_the_rsbench_table_tunes_by_mean_validation_mf1_and_keeps_the_simpler_setting_on_ties(monkeypatch):
+    from types import SimpleNamespace
+
+    import benchmarks.rsbench_table as bench
+    from rscount.harness import TrainConfig
+    scores = {(): 0.5, (("entropy", 1.0),): 0.9, (("entropy", 2.0),): 0.9, (("lr", 0.003), ("entropy", 1.0)): 0.7}
+    seen = []
+
+    def fake_run(problem, seeds, config, **kw):
+        over = tuple((k, getattr(config, k)) for k in ("lr", "entropy") if getattr(config, k) != getattr(
+            TrainConfig(), k))
+        seen.append((over, config.restarts, tuple(seeds)))
+        return SimpleNamespace(seeds=[SimpleNamespace(curve=[(1.0, scores[over] - 0.1, 0.5), (1.0, scores[over], 0.6)],
+                                                      train_accuracy=0.5) for _ in seeds])
+
+    monkeypatch.setattr(bench, "run", fake_run)
+    chosen, tried = bench.tune(None, TrainConfig(restarts=3), "dpl", 1.0, 1, None, None)
+    assert chosen == {"entropy": 1.0}  # 0.9 twice: the first (smaller w_h) wins
+    assert [t["val_mF1_Y"] for t in tried] == [0.5, 0.9, 0.9, 0.7]
+    assert all(r == 1 and s == bench.TUNE_SEEDS for _, r, s in seen)  # tuning trains each setting once
+    assert not set(bench.TUNE_SEEDS) & set(bench.RSBENCH_SEEDS)  # tuned on seeds that are not reported

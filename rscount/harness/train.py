@@ -182,6 +182,8 @@ class TrainReport:
             lines.append(f"optimal maps  not counted: {self.count_error}")
         for s in self.seeds:
             head = f"seed {s.seed}: label acc {s.labels['accuracy']:.3f} F1 {s.labels['f1']:.3f}"
+            if s.attempts > 1:
+                head += f" ({s.attempts} initialisations, train acc {s.train_accuracy:.3f})"
             if s.concepts is not None:
                 head += (f" | concept acc {s.concepts['accuracy']:.3f} F1 {s.concepts['f1']:.3f} "
                          f"collapse {s.concepts['collapse']:.3f}")
