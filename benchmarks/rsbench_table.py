@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def grid(model: str, w_h: float) -> list:
     return {"dpl": [{}, {"entropy": entropy}, {"entropy": 2.0}, {"lr": 3e-3, "entropy": entropy}],
             "sl": [{}, {"entropy": entropy}, {"lr": 3e-3}],
             "ltn": [{"tnorm": "product"}, {"tnorm": "goedel"}, {"tnorm": "goedel", "entropy": entropy},
-                    {"tnorm": "goedel", "entropy": 2.0}],
+                    {"tnorm": "goedel", "entropy": 2.0}, {"tnorm": "goedel", "p": 6.0, "entropy": 2.0}],
             "cbm": [{"concept_weight": 1.0}, {"concept_weight": 2.0}],
             "nn": [{}, {"lr": 3e-3}]}[model]
 
@@ -106,7 +107,7 @@ def row(task: str, opts: dict, model: str, extractor: str, config: TrainConfig, 
            "attempts": [s.attempts for s in report.seeds],
            "verdicts": [s.learned.verdict if s.learned else "no concepts" for s in report.seeds],
            "broken": [s.learned.broken if s.learned else None for s in report.seeds],
-           "config": {"lr": config.lr, "entropy": config.entropy, "tnorm": config.tnorm,
+           "config": {"lr": config.lr, "entropy": config.entropy, "tnorm": config.tnorm, "p": config.p,
                       "concept_weight": config.concept_weight, "epochs": config.epochs,
                       "batch_size": config.batch_size, "restarts": config.restarts},
            "tuned": chosen, "tuning": tried,
@@ -127,7 +128,7 @@ def _pm(r: dict, key: str) -> str:
 
 
 def _tuned(r: dict) -> str:
-    names = {"lr": "lr", "entropy": "w_h", "tnorm": "", "concept_weight": "w_c"}
+    names = {"lr": "lr", "entropy": "w_h", "tnorm": "", "concept_weight": "w_c", "p": "p"}
     return ", ".join(f"{names[k]} {v}".strip() for k, v in r.get("tuned", {}).items()) or "defaults"
 
 
@@ -140,9 +141,10 @@ def table(rows: list) -> str:
         on = f"{r['on_counted']}/{fitted} [{lo:.2f}, {hi:.2f}]" if fitted else "no seed fit"
         if all(v == "no concepts" for v in r["verdicts"]):
             on = "- (no concepts)"
+        acc = f"{r['median_train_accuracy']:.2f} / {np.median(r['val_accuracy']):.2f}"
         lines.append(f"| {r['task']} | {r['model']} | {_tuned(r)} | {r['map_class']} | "
                      f"{r['count'] if r['count'] else '-'} | {_pm(r, 'mF1_Y')} | {_pm(r, 'mF1_C')} | "
-                     f"{_pm(r, 'Cls_C')} | {_pm(r, 'mCls_C')} | {r['median_train_accuracy']:.2f} / {np.median(r['val_accuracy']):.2f} | "
+                     f"{_pm(r, 'Cls_C')} | {_pm(r, 'mCls_C')} | {acc} | "
                      f"{fitted}/{len(r['seeds'])} | {on} | {r['intended']} | {_pm(r, 'head_is_K')} |")
     return "\n".join(lines) + "\n"
 
@@ -196,14 +198,14 @@ def main(argv=None) -> None:
     p.add_argument("--quick", action="store_true", help="2 seeds, 2 epochs, small data: a smoke run")
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--render", action="store_true", help="rewrite the table and plot from results.json only")
+    p.add_argument("--only", metavar="TASK/MODEL,...",
+                   help="run only these rows (or 'sweep') and replace them in the saved results.json")
     args = p.parse_args(argv)
     out = Path(args.out)
+    only = set(args.only.split(",")) if args.only else None
+    saved = json.loads((out / "results.json").read_text()) if (args.render or only) else None
     if args.render:
-        saved = json.loads((out / "results.json").read_text())["rows"]
-        rows = [r for r in saved if not r.get("sweep")]
-        sweep = [r for r in saved if r.get("sweep")]
-        (out / "rsbench-table.md").write_text(table(rows) + "\n" + sweep_table(sweep))
-        plot(sweep, out / "supervision-sweep.png")
+        write(out, saved)
         return
     seeds = RSBENCH_SEEDS[:2 if args.quick else args.seeds]
     epochs = 2 if args.quick else args.epochs
@@ -211,6 +213,8 @@ def main(argv=None) -> None:
     rows = []
     for task, opts, extractor, sup, w_h in TASKS:
         for model in MODELS:
+            if only is not None and f"{task}/{model}" not in only:
+                continue
             config = TrainConfig(model=model, extractor=extractor, epochs=epochs, restarts=args.restarts, **sizes)
             rows.append(row(task, opts, model, extractor, config, seeds, args.workers,
                             supervise=sup if model == "cbm" else (), w_h=w_h))
@@ -219,7 +223,7 @@ def main(argv=None) -> None:
     w_h = next(t[4] for t in TASKS if t[0] == task)
     sweep = []
     config = TrainConfig(model="dpl", extractor=extractor, epochs=epochs, restarts=args.restarts, **sizes)
-    for point in [*fractions, *ADVISED]:
+    for point in [*fractions, *ADVISED] if only is None or "sweep" in only else []:
         frac, items = (point, ()) if isinstance(point, float) else (None, point)
         sweep.append(row(task, opts, "dpl", extractor, config, seeds, args.workers, supervise=items,
                          concept_sup=frac, w_h=w_h))
@@ -227,12 +231,27 @@ def main(argv=None) -> None:
         if items:
             sweep[-1]["supervision"] = list(items)
         print(json.dumps(sweep[-1]), flush=True)
-    meta = {"seeds": list(seeds), "epochs": epochs, "machine": f"{platform.machine()} / Python "
-            f"{platform.python_version()}", "command": "python -m benchmarks.rsbench_table "
-            + " ".join(argv if argv is not None else __import__("sys").argv[1:])}
-    (out / "results.json").write_text(json.dumps({**meta, "rows": rows + sweep}, indent=1))
+    command = "python -m benchmarks.rsbench_table " + " ".join(argv if argv is not None else sys.argv[1:])
+    if saved is None:
+        saved = {"seeds": list(seeds), "epochs": epochs, "machine": f"{platform.machine()} / Python "
+                 f"{platform.python_version()}", "command": command, "rows": rows + sweep}
+    else:  # --only: the new rows take the places of the saved ones
+        new = {(r["task"], r["model"]): r for r in rows}
+        kept = [new.pop((r["task"], r["model"]), r) if not r.get("sweep") else r for r in saved["rows"]]
+        if sweep:
+            kept = [r for r in kept if not r.get("sweep")] + sweep
+        saved = dict(saved, rows=kept + list(new.values()), reruns=saved.get("reruns", []) + [command])
+    write(out, saved)
+
+
+def write(out: Path, saved: dict) -> None:
+    """results.json, the markdown tables and the sweep's plot."""
+    rows = [r for r in saved["rows"] if not r.get("sweep")]
+    sweep = [r for r in saved["rows"] if r.get("sweep")]
+    (out / "results.json").write_text(json.dumps(saved, indent=1))
     (out / "rsbench-table.md").write_text(table(rows) + "\n" + sweep_table(sweep))
-    plot(sweep, out / "supervision-sweep.png")
+    if sweep:
+        plot(sweep, out / "supervision-sweep.png")
 
 
 if __name__ == "__main__":
