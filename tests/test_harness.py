@@ -418,11 +418,12 @@ def test_the_rsbench_table_tunes_by_mean_validation_mf1_and_keeps_the_simpler_se
 
     import benchmarks.rsbench_table as bench
     from rscount.harness import TrainConfig
-    scores = {(): 0.5, (("entropy", 1.0),): 0.9, (("entropy", 2.0),): 0.9, (("lr", 0.003), ("entropy", 1.0)): 0.7}
+    scores = {(): 0.5, (("entropy", 1.0),): 0.9, (("entropy", 2.0),): 0.9, (("lr", 0.003), ("entropy", 1.0)): 0.7,
+              (("lr", 0.0003), ("entropy", 1.0), ("batch_size", 32)): 0.8}
     seen = []
 
     def fake_run(problem, seeds, config, **kw):
-        over = tuple((k, getattr(config, k)) for k in ("lr", "entropy") if getattr(config, k) != getattr(
+        over = tuple((k, getattr(config, k)) for k in ("lr", "entropy", "batch_size") if getattr(config, k) != getattr(
             TrainConfig(), k))
         seen.append((over, config.restarts, tuple(seeds)))
         return SimpleNamespace(seeds=[SimpleNamespace(curve=[(1.0, scores[over] - 0.1, 0.5), (1.0, scores[over], 0.6)],
@@ -431,6 +432,6 @@ def test_the_rsbench_table_tunes_by_mean_validation_mf1_and_keeps_the_simpler_se
     monkeypatch.setattr(bench, "run", fake_run)
     chosen, tried = bench.tune(None, TrainConfig(restarts=3), "dpl", 1.0, 1, None, None)
     assert chosen == {"entropy": 1.0}  # 0.9 twice: the first (smaller w_h) wins
-    assert [t["val_mF1_Y"] for t in tried] == [0.5, 0.9, 0.9, 0.7]
+    assert [t["val_mF1_Y"] for t in tried] == [0.5, 0.9, 0.9, 0.7, 0.8]
     assert all(r == 1 and s == bench.TUNE_SEEDS for _, r, s in seen)  # tuning trains each setting once
     assert not set(bench.TUNE_SEEDS) & set(bench.RSBENCH_SEEDS)  # tuned on seeds that are not reported
