@@ -247,12 +247,45 @@ def main(argv=None) -> None:
     write(out, saved)
 
 
+def power_plot(rows: list, path: Path) -> None:
+    """Per row, the share of fitted seeds on a counted map and on the intended one (95% Wilson intervals);
+    rows without concepts or without a fitted seed are named, not drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rscount.harness.train import wilson
+    from rscount.output import write_figure
+    rows = [r for r in rows if not all(v == "no concepts" for v in r["verdicts"])]
+    fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(rows) + 1.2))
+    for y, r in enumerate(reversed(rows)):
+        n = len(r["fitted"])
+        if not n:
+            ax.text(0.01, y, "no seed fits the labels", va="center", fontsize=7, color="#777")
+            continue
+        for share, ci, colour, dy in ((r["on_counted"] / n, r["on_counted_ci"], "#3465a4", 0.12),
+                                      (r["intended"] / n, wilson(r["intended"], n), "#c33", -0.12)):
+            err = [[max(0.0, share - ci[0])], [max(0.0, ci[1] - share)]]
+            ax.errorbar(share, y + dy, xerr=err, fmt="o", color=colour, ms=4, capsize=2)
+        ax.text(1.02, y, f"{n} fitted", va="center", fontsize=7)
+    names = [f"{r['task']} {r['model']}{', learned head' if 'head_is_K' in r else ''} ({r['count']} maps)"
+             for r in reversed(rows)]
+    ax.set_yticks(range(len(rows)), names, fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of fitted seeds (blue: on a counted optimal map; red: on the intended map)", fontsize=8)
+    ax.set_title("Where fitted models land, against the count", fontsize=9)
+    fig.tight_layout()
+    write_figure(fig, path)
+
+
 def write(out: Path, saved: dict) -> None:
-    """results.json, the markdown tables and the sweep's plot."""
+    """results.json, the markdown tables and the two plots."""
     rows = [r for r in saved["rows"] if not r.get("sweep")]
     sweep = [r for r in saved["rows"] if r.get("sweep")]
     (out / "results.json").write_text(json.dumps(saved, indent=1))
     (out / "rsbench-table.md").write_text(table(rows) + "\n" + sweep_table(sweep))
+    if rows:
+        power_plot(rows, out / "predictive-power.png")
     if sweep:
         plot(sweep, out / "supervision-sweep.png")
 
