@@ -426,12 +426,16 @@ def test_the_rsbench_table_tunes_by_mean_validation_mf1_and_keeps_the_simpler_se
         over = tuple((k, getattr(config, k)) for k in ("lr", "entropy", "batch_size") if getattr(config, k) != getattr(
             TrainConfig(), k))
         seen.append((over, config.restarts, tuple(seeds)))
+        fit = fits.get(over, 0.5)
         return SimpleNamespace(seeds=[SimpleNamespace(curve=[(1.0, scores[over] - 0.1, 0.5), (1.0, scores[over], 0.6)],
-                                                      train_accuracy=0.5) for _ in seeds])
+                                                      train_accuracy=fit) for _ in seeds])
 
     monkeypatch.setattr(bench, "run", fake_run)
+    fits = {}
     chosen, tried = bench.tune(None, TrainConfig(restarts=3), "dpl", 1.0, 1, None, None)
-    assert chosen == {"entropy": 1.0}  # 0.9 twice: the first (smaller w_h) wins
+    assert chosen == {"entropy": 1.0}  # none fits; 0.9 twice: the first (smaller w_h) wins
     assert [t["val_mF1_Y"] for t in tried] == [0.5, 0.9, 0.9, 0.7, 0.8]
+    fits = {(("lr", 0.003), ("entropy", 1.0)): 0.99}
+    assert bench.tune(None, TrainConfig(), "dpl", 1.0, 1, None, None)[0] == {"lr": 3e-3, "entropy": 1.0}  # fit first
     assert all(r == 1 and s == bench.TUNE_SEEDS for _, r, s in seen)  # tuning trains each setting once
     assert not set(bench.TUNE_SEEDS) & set(bench.RSBENCH_SEEDS)  # tuned on seeds that are not reported
