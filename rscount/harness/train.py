@@ -31,6 +31,7 @@ __all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "wil
 
 FIT = 0.95  # training label accuracy from which a model counts as having fitted the labels
 RSBENCH_SEEDS = (123, 456, 789, 1011, 1213, 1415, 1617, 1819, 2021, 2122)  # rsbench Appendix B.3
+RESTART_STRIDE = 100_003  # torch seed of restart r: seed + r * RESTART_STRIDE
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> list:
@@ -317,10 +318,10 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
         if best is None or tried[1] > best[1]:
             best = tried
         model, score, curve = best
-        if _label_scores(model, problem, data.train, device)[0] >= FIT:
+        fit = _label_scores(model, problem, data.train, device)[0]
+        if fit >= FIT:
             break
     labels, concepts, learned, pred, metrics = _evaluate(model, problem, data.test, True, device)
-    fit = _label_scores(model, problem, data.train, device)[0]
     ood = None
     if data.ood is not None:
         ood_labels, ood_concepts, _, _, ood_metrics = _evaluate(model, problem, data.ood, False, device)
@@ -329,9 +330,6 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
                       pred, data.test.concepts, metrics, fit, tuple(curve), state, attempt + 1)
-
-
-RESTART_STRIDE = 100_003  # torch seed of restart r: seed + r * RESTART_STRIDE
 
 
 def _fit(problem: Problem, config: TrainConfig, data: Dataset, seed: int, device, progress, name: str) -> tuple:
