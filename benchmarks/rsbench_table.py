@@ -242,13 +242,18 @@ def main(argv=None) -> None:
     if saved is None:
         saved = {"seeds": list(seeds), "epochs": epochs, "machine": f"{platform.machine()} / Python "
                  f"{platform.python_version()}", "command": command, "rows": rows + sweep}
-    else:  # --only: the new rows take the places of the saved ones
-        new = {(r["task"], r["model"]): r for r in rows}
-        kept = [new.pop((r["task"], r["model"]), r) if not r.get("sweep") else r for r in saved["rows"]]
-        if sweep:
-            kept = [r for r in kept if not r.get("sweep")] + sweep
-        saved = dict(saved, rows=kept + list(new.values()), reruns=saved.get("reruns", []) + [command])
+    else:
+        saved = merge(saved, rows, sweep, command)
     write(out, saved)
+
+
+def merge(saved: dict, rows: list, sweep: list, command: str) -> dict:
+    """``--only``: re-run rows take the places of the saved ones (a new sweep replaces the whole sweep)."""
+    new = {(r["task"], r["model"]): r for r in rows}
+    kept = [new.pop((r["task"], r["model"]), r) if not r.get("sweep") else r for r in saved["rows"]]
+    if sweep:
+        kept = [r for r in kept if not r.get("sweep")] + sweep
+    return dict(saved, rows=kept + list(new.values()), reruns=saved.get("reruns", []) + [command])
 
 
 def power_plot(rows: list, path: Path) -> None:

@@ -439,3 +439,14 @@ def test_the_rsbench_table_tunes_by_mean_validation_mf1_and_keeps_the_simpler_se
     assert bench.tune(None, TrainConfig(), "dpl", 1.0, 1, None, None)[0] == {"lr": 3e-3, "entropy": 1.0}  # fit first
     assert all(r == 1 and s == bench.TUNE_SEEDS for _, r, s in seen)  # tuning trains each setting once
     assert not set(bench.TUNE_SEEDS) & set(bench.RSBENCH_SEEDS)  # tuned on seeds that are not reported
+
+
+def test_rerun_rows_take_the_places_of_the_saved_ones():
+    from benchmarks.rsbench_table import merge
+    saved = {"seeds": [1], "rows": [{"task": "a", "model": "dpl", "n": 1}, {"task": "b", "model": "sl", "n": 1},
+                                    {"task": "a", "model": "dpl", "sweep": True, "n": 1}]}
+    out = merge(saved, [{"task": "b", "model": "sl", "n": 2}], [], "cmd")
+    assert [r["n"] for r in out["rows"]] == [1, 2, 1] and out["reruns"] == ["cmd"] and out["seeds"] == [1]
+    out = merge(out, [], [{"task": "a", "model": "dpl", "sweep": True, "n": 3}], "cmd2")
+    assert [r["n"] for r in out["rows"]] == [1, 2, 3] and out["reruns"] == ["cmd", "cmd2"]
+    assert saved["rows"][1]["n"] == 1  # the saved results are not changed in place
