@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 import rscount
-from rscount.auditing import confusion
 from rscount.harness import TrainConfig, run
-from rscount.harness.train import FIT, RSBENCH_SEEDS
+from rscount.harness.train import FIT, RSBENCH_SEEDS, count_and_relation
+from rscount.output import write_figure
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "harness"
 MODELS = ("dpl", "sl", "ltn", "cbm", "nn")
@@ -89,12 +89,7 @@ def row(task: str, opts: dict, model: str, extractor: str, config: TrainConfig, 
     problem = rscount.make_problem(task, supervise=list(supervise), concept_sup=concept_sup, **opts)
     key = (task, tuple(supervise), concept_sup)
     if key not in _SEEN:
-        count = rscount.count_problem(problem, timeout=300)
-        try:
-            predicted = confusion(problem, count, seconds=300)
-        except rscount.RscountError:
-            predicted = None
-        _SEEN[key] = (count, predicted)
+        _SEEN[key] = count_and_relation(problem, 300)[:2]
     counted, predicted = _SEEN[key]
     chosen, tried = {}, []
     if w_h is not None:
@@ -176,7 +171,6 @@ def plot(rows: list, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from rscount.output import write_figure
     xs = [r["supervision"] for r in rows]
     rate = [r["intended"] / len(r["fitted"]) if r["fitted"] else float("nan") for r in rows]  # no fitted seed: no point
     low = [r["intended_ci"][0] for r in rows]
@@ -235,8 +229,6 @@ def main(argv=None) -> None:
         sweep.append(row(task, opts, "dpl", extractor, config, seeds, args.workers, supervise=items,
                          concept_sup=frac, w_h=w_h))
         sweep[-1]["sweep"] = True
-        if items:
-            sweep[-1]["supervision"] = list(items)
         print(json.dumps(sweep[-1]), flush=True)
     command = "python -m benchmarks.rsbench_table " + " ".join(argv if argv is not None else sys.argv[1:])
     if saved is None:
@@ -263,8 +255,6 @@ def power_plot(rows: list, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from rscount.harness.train import wilson
-    from rscount.output import write_figure
     rows = [r for r in rows if not all(v == "no concepts" for v in r["verdicts"])]
     fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(rows) + 1.2))
     for y, r in enumerate(reversed(rows)):
@@ -273,7 +263,7 @@ def power_plot(rows: list, path: Path) -> None:
             ax.text(0.01, y, "no seed fits the labels", va="center", fontsize=7, color="#777")
             continue
         for share, ci, colour, dy in ((r["on_counted"] / n, r["on_counted_ci"], "#3465a4", 0.12),
-                                      (r["intended"] / n, wilson(r["intended"], n), "#c33", -0.12)):
+                                      (r["intended"] / n, r["intended_ci"], "#c33", -0.12)):
             err = [[max(0.0, share - ci[0])], [max(0.0, ci[1] - share)]]
             ax.errorbar(share, y + dy, xerr=err, fmt="o", color=colour, ms=4, capsize=2)
         ax.text(1.02, y, f"{n} fitted", va="center", fontsize=7)

@@ -19,7 +19,7 @@ from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError
 from .export import export_library
 from .limits import memory_limit, time_limit
-from .output import check_output_folder, check_output_path
+from .output import check_output_folder, check_output_path, write_figure
 from .problem import MAP_CLASSES
 from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
@@ -285,7 +285,6 @@ def _ints(text: str, flag: str) -> list:
 
 def _audit(argv: Sequence[str], out, err) -> int:
     from . import auditing
-    from .auditing.report import save_figure
     args = build_audit_parser().parse_args(argv)
     if args.timeout is not None and args.timeout <= 0:
         raise _UsageError("--timeout must be positive")
@@ -312,7 +311,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
         if len(audits) == 1:
             audits[0].plot(args.plot)
         else:
-            save_figure(_compare_figure(audits), args.plot)
+            write_figure(_compare_figure(audits), args.plot)
     print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
     return 0
 

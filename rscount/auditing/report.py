@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..output import show_or_save, write_figure
+from ..output import show_or_save
 from ..result import CountResult, format_count
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
@@ -166,11 +166,6 @@ class Audit:
         fig.suptitle(f"{self.result.task}: {format_count(self.result.count)} optimal maps ({self.result.map_class})")
         fig.tight_layout()
         return show_or_save(fig, path)
-
-
-def save_figure(fig, path) -> None:
-    """Save a matplotlib figure as PNG or SVG (by suffix) with no partial file on failure."""
-    write_figure(fig, path)
 
 
 def _text(value) -> str:

@@ -27,7 +27,8 @@ from .learned import LearnedMap, learned_map
 from .metrics import concept_report, label_report, rsbench_metrics
 from .models import build_model
 
-__all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "wilson", "RSBENCH_SEEDS"]
+__all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "count_and_relation", "wilson",
+           "RSBENCH_SEEDS"]
 
 FIT = 0.95  # training label accuracy from which a model counts as having fitted the labels
 RSBENCH_SEEDS = (123, 456, 789, 1011, 1213, 1415, 1617, 1819, 2021, 2122)  # rsbench Appendix B.3
@@ -317,7 +318,7 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
                      f"seed {seed}" + (f" (restart {attempt})" if attempt else ""))
         if best is None or tried[1] > best[1]:
             best = tried
-        model, score, curve = best
+        model, _, curve = best
         fit = _label_scores(model, problem, data.train, device)[0]
         if fit >= FIT:
             break
@@ -379,23 +380,30 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
     """
     config = config or TrainConfig(model=model, **overrides)
     check_inputs(problem, config.inputs)  # fail on unusable options before the (maybe long) count
-    error = None
-    if counted is None:
-        try:
-            counted = count_problem(problem, timeout=count_timeout)
-        except RscountError as exc:
-            error = str(exc)
-    if counted is not None and predicted is None and problem.map_class != "joint":
-        from ..auditing import confusion
-        try:
-            predicted = confusion(problem, counted, seconds=count_timeout)
-        except RscountError:
-            predicted = None
+    counted, predicted, error = count_and_relation(problem, count_timeout, counted, predicted)
     if workers > 1 and len(seeds) > 1:
         results = _parallel(problem, dataclasses.replace(config, threads=1), seeds, workers, progress)
     else:
         results = tuple(train_seed(problem, config, s, progress=progress) for s in seeds)
     return TrainReport(problem, config, results, counted, error, predicted)
+
+
+def count_and_relation(problem: Problem, timeout: float | None, counted=None, predicted=None) -> tuple:
+    """(CountResult or None, the audit's predicted confusion relation or None, why the count failed or None),
+    reusing ``counted`` and ``predicted`` where given: what every trained seed of ``problem`` is checked against."""
+    error = None
+    if counted is None:
+        try:
+            counted = count_problem(problem, timeout=timeout)
+        except RscountError as exc:
+            error = str(exc)
+    if counted is not None and predicted is None and problem.map_class != "joint":
+        from ..auditing import confusion
+        try:
+            predicted = confusion(problem, counted, seconds=timeout)
+        except RscountError:
+            predicted = None
+    return counted, predicted, error
 
 
 def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
