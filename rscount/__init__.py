@@ -21,6 +21,7 @@ from .errors import (
                      EncodingError,
                      HarnessError,
                      KnowledgeError,
+                     OptionError,
                      RscountError,
                      SupportError,
                      TaskError,
@@ -38,5 +39,5 @@ __all__ = [
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
-    "CountTimeout", "DimacsError", "HarnessError", "audit", "compare", "Audit", "Comparison",
+    "CountTimeout", "DimacsError", "OptionError", "HarnessError", "audit", "compare", "Audit", "Comparison",
 ]

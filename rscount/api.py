@@ -12,7 +12,7 @@ import math
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
@@ -20,10 +20,11 @@ from .counters.base import Cancelled, Deadline, race
 from .counters.generic.enumerate import models
 from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .encoding import encode
-from .errors import BackendError, CountTimeout, EncodingError, SupportError
-from .problem import Problem, make_supervision
+from .errors import BackendError, CountTimeout, EncodingError, SupportError, brief
+from .limits import check_megabytes, check_seconds, time_limit
+from .problem import Problem, for_class, make_supervision
 from .result import CountResult, Tally, format_count
-from .spec import domain_groups, parse_groups
+from .spec import parse_groups
 from .support import Support
 from .task import Task
 from .tasks import get_task
@@ -37,12 +38,20 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
     expressions (one, a list or a mapping label -> expression) over ``concepts``."""
     if isinstance(task, Task):
         return task
+    if isinstance(task, Problem):
+        raise TypeError("a Problem is counted with rscount.count_problem(problem); count() takes a task")
     if isinstance(task, str):
         if concepts is not None:
             raise EncodingError("concepts= goes with sympy expressions; for knowledge text use "
                                 "rscount.task_from_text(text, concepts)")
         return get_task(task, **(params or {}))
     from .spec import task_from_sympy
+    from .sympy_bridge import is_sympy
+    items = list(task.values()) if isinstance(task, Mapping) else task if isinstance(task, (list, tuple)) else [task]
+    if not items or not all(is_sympy(e) for e in items):
+        raise TypeError(f"a task is a library task name ('xor3'), a Task, or sympy expressions (one, a list or a "
+                        f"mapping label -> expression), not {type(task).__name__} {brief(task, 40)}; knowledge text "
+                        f"goes to rscount.task_from_text(text, concepts)")
     if params:
         raise EncodingError("params= goes with a library task name, not with sympy expressions")
     return task_from_sympy(task, concepts)
@@ -64,10 +73,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     task = resolve_task(task, params, concepts)
     if groups is not None:
         task = dataclasses.replace(task, groups=parse_groups(groups))
-    if map_class == "shared" and not task.groups:
-        task = dataclasses.replace(task, groups=domain_groups(task), warnings=task.warnings + (
-            "no concept groups declared: class shared gives the concepts of each domain one classifier, as "
-            "rsbench's shared extractor does (declare groups to choose)",))
+    task = for_class(task, map_class)
     if support_file is not None and support is not None:
         raise EncodingError("give either an explicit support or a support file, not both")
     if support_file is not None:
@@ -80,7 +86,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         base = None if subsample is not None else supports.exhaustive(task)
     elif isinstance(support, str) and support.strip().startswith("by-label:"):
         size = support.strip().split(":", 1)[1]
-        if not size.isdigit():
+        if not (size.isascii() and size.isdigit()) or len(size) > 12:
             raise SupportError(f"support {support!r}: write by-label:N with N a number of vectors")
         base = supports.by_label(task, int(size), seed)
     elif isinstance(support, str):
@@ -89,6 +95,8 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         base = supports.from_rows(task, list(support))
     if subsample is not None:
         base = supports.subsample(task, subsample, seed, base)
+    if isinstance(supervise, str):
+        supervise = (supervise,)  # one concept (or value), not its letters
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision)
 
@@ -110,6 +118,9 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
                   progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """Count the optimal maps of ``problem`` by executing its :class:`~rscount.dispatch.Plan` (``backend``: the
     one counter to use, else each step is chosen)."""
+    if not isinstance(problem, Problem):
+        raise TypeError(f"count_problem() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
+    timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
     from .counters.generic.bruteforce import number_of_candidates
@@ -286,8 +297,13 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
         task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
         support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
         count=total, exact=exact, **bounds, backend=f"split({backends})", seconds=time.perf_counter() - start,
-        notes=(note,) + tuple(n for r in results for n in r.notes), warnings=problem.task.warnings,
+        notes=(note,) + _part_notes(problem, results), warnings=problem.task.warnings,
         parts=tuple(results), _enumerate=_enumerator(problem, None))
+
+
+def _part_notes(problem: Problem, results: list) -> tuple:
+    """Each part's own notes once, named by the part (the task's notes come once, from the whole)."""
+    return tuple(dict.fromkeys(f"{r.task}: {n}" for r in results for n in r.notes if n not in problem.task.notes))
 
 
 def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResult:
@@ -317,11 +333,13 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     >>> r.count, r.rs_count, r.exact
     (6, 5, True)
     """
-    problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
-                           support_file=support_file, concept_sup=concept_sup, supervise=supervise,
-                           params=params, groups=groups, concepts=concepts)
-    return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
-                         timeout=timeout, memory_mb=memory_mb, progress=progress)
+    timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
+    with time_limit(timeout, "counting"):  # building the task and support counts against the limit too
+        problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
+                               support_file=support_file, concept_sup=concept_sup, supervise=supervise,
+                               params=params, groups=groups, concepts=concepts)
+        return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                             timeout=timeout, memory_mb=memory_mb, progress=progress)
 
 
 def _wants_cnf(counter, problem: Problem) -> bool:

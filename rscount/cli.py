@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from typing import Sequence
 
@@ -16,10 +18,10 @@ from .config import load_config
 from .counters import COUNTERS
 from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
-from .errors import BackendError, CountTimeout, RscountError
+from .errors import BackendError, CountTimeout, RscountError, brief
 from .export import export_library
-from .limits import memory_limit, time_limit
-from .output import check_output_folder, check_output_path, write_figure
+from .limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
+from .output import check_output_folder, check_output_path, pyplot, write_figure
 from .problem import MAP_CLASSES
 from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
@@ -95,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
     mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling "
                       "for arithmetic knowledge (exact where it can), else ApproxMC")
-    how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself")
+    how.add_argument("--backend", choices=list(COUNTERS), help="pick the backend yourself (pyeda-reference needs "
+                     "the bench extra: pip install 'rscount[bench]'; the others come with rscount)")
     how.add_argument("--explain", action="store_true", help="print the plan (which counters, in which order, "
                      "why), then the count and which step gave it")
     how.add_argument("--epsilon", type=float, default=0.8, help="ApproxMC tolerance (default 0.8)")
@@ -173,7 +176,9 @@ def _list_tasks(out) -> None:
             continue
         params = ", ".join(f"{k}={v}" for k, v in task.params)
         support = "exhaustive" if task.default_support is None else f"{len(task.default_support)} vectors"
-        print(f"{name}: {task.description or task.name}", file=out)
+        family = re.fullmatch(r"(xor|and|or)[0-9]+", name)
+        also = f" (also {family.group(1)}K for K from 2 to 64)" if family else ""
+        print(f"{name}{also}: {task.description or task.name}", file=out)
         print(f"    {task.summary().split(': ', 1)[1]}; support {support} of {task.space_size}"
               + (f"; params {params}" if params else ""), file=out)
 
@@ -251,14 +256,25 @@ def build_audit_parser() -> argparse.ArgumentParser:
     how.add_argument("--memory-limit", type=int, metavar="MB", help="memory limit (exit 3 when reached)")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
-    out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG")
+    out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG (needs the plot "
+                     "extra: pip install 'rscount[plot]')")
     add_status_options(out)
     return p
+
+
+MAX_WORKERS = 1024
 
 
 def _check_memory(mb: int | None) -> None:
     if mb is not None and mb <= 0:
         raise _UsageError("--memory-limit must be a positive number of MB")
+    check_megabytes(mb, "--memory-limit")
+
+
+def _check_seconds(seconds: float | None, flag: str) -> None:
+    if seconds is not None and seconds <= 0:
+        raise _UsageError(f"{flag} must be positive")
+    check_seconds(seconds, flag)
 
 
 def _status(args, err, prog: str):
@@ -274,28 +290,28 @@ _OPEN: list = []  # displays to close when the command ends
 
 
 def _ints(text: str, flag: str) -> list:
-    try:
-        values = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise _UsageError(f"{flag} {text!r}: give integers separated by commas, e.g. 1,2,3") from None
-    if not values:
+    words = [s.strip() for s in text.split(",") if s.strip()]
+    if not all(re.fullmatch(r"-?[0-9]{1,19}", w) for w in words):
+        raise _UsageError(f"{flag} {brief(text)}: give whole numbers (up to 19 digits) separated by commas, "
+                          f"e.g. 1,2,3")
+    if not words:
         raise _UsageError(f"{flag} needs at least one number")
-    return values
+    return [int(w) for w in words]
 
 
 def _audit(argv: Sequence[str], out, err) -> int:
     from . import auditing
     args = build_audit_parser().parse_args(argv)
-    if args.timeout is not None and args.timeout <= 0:
-        raise _UsageError("--timeout must be positive")
-    if args.workers is not None and args.workers < 1:
-        raise _UsageError("--workers must be at least 1")
+    _check_seconds(args.timeout, "--timeout")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise _UsageError(f"--workers must be at least 1 and at most {MAX_WORKERS}")
     sizes = _ints(args.sizes, "--sizes") if args.sizes else None
     if sizes and min(sizes) < 1:
         raise _UsageError("--sizes must be positive numbers of vectors")
     seeds = _ints(args.seeds, "--seeds")
     if args.plot:
         check_output_path(args.plot, ("png", "svg"))
+        pyplot()  # the extra is there before the work starts
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     audits = []
@@ -317,11 +333,8 @@ def _audit(argv: Sequence[str], out, err) -> int:
 
 
 def _compare_figure(audits: list):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from .auditing.curve import plot_curve
+    plt = pyplot()
     with_curve = [a for a in audits if a.curve is not None]
     fig, axes = plt.subplots(1, max(len(with_curve), 1), figsize=(5 * max(len(with_curve), 1), 3.6), squeeze=False)
     for ax, a in zip(axes[0], with_curve):
@@ -345,12 +358,14 @@ def _train(argv: Sequence[str], out, err) -> int:
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
-    if args.timeout is not None and args.timeout <= 0:
-        raise _UsageError("--timeout must be positive")
+    _check_seconds(args.timeout, "--timeout")
+    _check_seconds(args.count_timeout, "--count-timeout")
     if not args.weight_decay >= 0:
         raise _UsageError("--weight-decay must be 0 or more")
     if args.threads is not None and args.threads < 1:
         raise _UsageError("--threads must be at least 1")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise _UsageError(f"--workers must be at least 1 and at most {MAX_WORKERS}")
     _check_memory(args.memory_limit)
     if args.out:
         check_output_folder(args.out)
@@ -392,9 +407,8 @@ def _count(argv: Sequence[str], out, err) -> int:
                           f"{args.backend}")
     if args.enumerate is not None and args.enumerate < 0:
         raise _UsageError("--enumerate takes a non-negative number of maps")
-    if args.timeout is not None and args.timeout <= 0:
-        raise _UsageError("--timeout must be positive")
-    if not (args.epsilon > 0 and 0 < args.delta < 1):
+    _check_seconds(args.timeout, "--timeout")
+    if not (0 < args.epsilon < math.inf and 0 < args.delta < 1):
         raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
@@ -402,12 +416,12 @@ def _count(argv: Sequence[str], out, err) -> int:
         check_output_path(args.emit_dimacs)
     with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
         problem = _problem(args, _task(args), args.map_class)
-        if args.emit_dimacs:
-            _emit(problem, args.emit_dimacs)
         result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
                                    epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
                                    memory_mb=args.memory_limit, progress=progress)
         maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
+        if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
+            _emit(problem, args.emit_dimacs)
     if args.explain and not args.json:
         print(result.explain(), file=out)
     if args.json:
@@ -440,19 +454,22 @@ def as_flags(message: str) -> str:
     >>> as_flags("raise timeout= or try approx=True; use backend=ganak")
     'raise --timeout or try --approx; use --backend ganak'
     """
-    import re
     for pattern, flag in _FLAGS:
         message = re.sub(pattern, flag, message)
+    message = re.sub(r"\b([a-z][a-z_]*)=(?=[\s,;)]|$)", lambda m: "--" + m.group(1).replace("_", "-"), message)
+    message = re.sub(r"(--[a-z-]+)  +", r"\1 ", message)
     return re.sub(r" +([;,)\]]|$)", r"\1", message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out, 130 Ctrl-C)."""
+    """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out, 130 Ctrl-C,
+    143 SIGTERM, 129 SIGHUP)."""
     out, err = sys.stdout, sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv[:1] and argv[0] in COMMANDS else "count"
     try:
-        return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
+        with terminating():
+            return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
     except _UsageError as exc:
         print(f"countrss: error: {exc}", file=err)
         return 2
@@ -465,6 +482,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RscountError as exc:
         print(f"countrss: error: {as_flags(str(exc))}", file=err)
         return exc.exit_status
+    except Terminated as exc:
+        print(f"countrss: terminated by {exc}; child processes ended", file=err)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("countrss: interrupted", file=err)
         return 130

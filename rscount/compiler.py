@@ -15,7 +15,7 @@ from .errors import KnowledgeError
 from .logic import ARITHMETIC, COMPARISON, Const, Expr, Op, Var
 from .semantics import SCALAR
 
-__all__ = ["ValueTable", "compile_expr", "MAX_VALUES"]
+__all__ = ["ValueTable", "compile_expr", "compile_bounded", "MAX_VALUES"]
 
 ValueTable = dict  # value -> Lit
 MAX_VALUES = 100_000
@@ -32,12 +32,28 @@ def precedence_hint(text: str) -> str:
 
 def compile_expr(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> ValueTable:
     """Return the value table of ``expr``; ``inputs`` maps concept names to tables."""
-    return _Compiler(circuit, inputs, text or _show(expr)).table(expr)
+    return compile_bounded(expr, circuit, inputs, text)[0]
+
+
+def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> tuple:
+    """(value table of ``expr``, the largest magnitude of an integer any of its subexpressions, or partial sums
+    and products of them, can take): the bound tells evaluators whether 64-bit integers hold every value."""
+    compiler = _Compiler(circuit, inputs, text or _show(expr))
+    table = compiler.table(expr)
+    return table, compiler.bound
 
 
 class _Compiler:
     def __init__(self, circuit: Circuit, inputs: dict, text: str):
         self.c, self.inputs, self.text, self.memo = circuit, inputs, text, {}
+        self.bound = 0
+
+    def widest(self, table: ValueTable) -> ValueTable:
+        """Note the largest integer magnitude of ``table``; return it."""
+        ints = [abs(v) for v in table if isinstance(v, int)]
+        if ints:
+            self.bound = max(self.bound, max(ints))
+        return table
 
     def fail(self, what: str) -> KnowledgeError:
         return KnowledgeError(f"{what} in knowledge {self.text!r}{precedence_hint(self.text)}")
@@ -54,6 +70,7 @@ class _Compiler:
             out = self.op(node)
         if len(out) > MAX_VALUES:
             raise self.fail(f"{_show(node)[:60]} takes more than {MAX_VALUES} values")
+        self.widest(out)
         self.memo[id(node)] = (node, out)
         return out
 
@@ -116,7 +133,7 @@ class _Compiler:
     def combine(self, op: str, a: ValueTable, b: ValueTable) -> ValueTable:
         fn, c = SCALAR[op], self.c
         pairs = ((fn(x, y), [c.AND((lx, ly))]) for x, lx in a.items() for y, ly in b.items())
-        return _collect(c, _group(pairs))
+        return self.widest(_collect(c, _group(pairs)))
 
 
 def _group(pairs) -> dict:

@@ -14,11 +14,12 @@ paths) are accepted and listed in the result as not used for counting.
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import re
 from pathlib import Path
 from typing import Mapping
 
-from .errors import TaskError
+from .errors import KnowledgeError, TaskError, brief
 from .spec import load_spec, shape_error, task_from_spec
 from .task import Task
 
@@ -43,6 +44,8 @@ GENERATORS = {"mnlogic": "mnlogic", "xor": "mnlogic", "mnist": "mnist", "mnadd":
 
 def load_config(path: str | Path) -> Task:
     """Read an rsbench generator YAML file and return its task."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"load_config() takes the path of a YAML file, not {type(path).__name__}")
     data = load_spec(path, "config file")
     return task_from_config(data)
 
@@ -133,7 +136,8 @@ def _support(cfg, rows):
 
 
 def _letters(n: int) -> list:
-    """rsbench's XOR generator names its digits a, b, ..., z, aa, ab, ... ."""
+    """rsbench's XOR generator names its digits a, b, ..., z, aa, ab, ... ; a name that is a Python keyword
+    ('as', 'if', 'in', 'is', 'or') gets a trailing _ so knowledge text can name it."""
     out = []
     for i in range(n):
         q, r = divmod(i, 26)
@@ -141,7 +145,7 @@ def _letters(n: int) -> list:
         while q > 0:
             q, r = divmod(q - 1, 26)
             name = "abcdefghijklmnopqrstuvwxyz"[r] + name
-        out.append(name)
+        out.append(name + "_" if keyword.iskeyword(name) else name)
     return out
 
 
@@ -153,6 +157,10 @@ def _mnlogic(cfg, name: str, notes: list) -> Task:
         if k is None:
             k = len(symbols) if symbols else 3
         symbols, logic = _letters(k), " ^ ".join(_letters(k))
+        renamed = [s for s in symbols if s.endswith("_")]
+        if renamed:
+            notes.append(f"digits {', '.join(renamed)} are rsbench's {', '.join(s[:-1] for s in renamed)} (Python "
+                         f"keywords, renamed so the knowledge can name them)")
         if "logic" in cfg or cfg.get("symbols") not in (None, symbols):
             notes.append("xor_rule: true, so the label is the XOR of every digit (a, b, c, ...) and the config's "
                          "logic and symbols are not read, as rsbench's generator does")
@@ -225,12 +233,12 @@ def _objects(combo, figures: int, per_figure: int, words: int, what: str) -> lis
     """The objects of one combination, nested as rsbench's generators read it ([figure][object] strings) or flat."""
     if isinstance(combo, list) and combo and all(isinstance(f, list) for f in combo):
         if len(combo) != figures or any(len(f) != per_figure for f in combo):
-            raise TaskError(f"combination {combo!r:.80} must hold {figures} figure(s) of {per_figure} {what} each")
+            raise TaskError(f"combination {brief(combo, 80)} must hold {figures} figure(s) of {per_figure} {what} each")
         flat = [o for f in combo for o in f]
     else:
         flat = combo if isinstance(combo, list) else [combo]
         if len(flat) != figures * per_figure:
-            raise TaskError(f"combination {combo!r:.80} lists {len(flat)} {what}; an input has "
+            raise TaskError(f"combination {brief(combo, 80)} lists {len(flat)} {what}; an input has "
                             f"{figures * per_figure} ({figures} figure(s) of {per_figure})")
     out = []
     for obj in flat:
@@ -323,6 +331,10 @@ def _rename(text: str, names: dict) -> str:
     import io
     import tokenize
     out = []
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        out.append((tok.type, names.get(tok.string, tok.string) if tok.type == tokenize.NAME else tok.string))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            out.append((tok.type, names.get(tok.string, tok.string) if tok.type == tokenize.NAME else tok.string))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        raise KnowledgeError(f"syntax error in config logic {brief(text)}: {exc.args[0]}; check its brackets "
+                             f"and quotes") from None
     return tokenize.untokenize(out).strip()

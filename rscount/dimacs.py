@@ -1,6 +1,7 @@
 """Read and write DIMACS CNF, with ``c p show`` projection lines and variable names."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -10,6 +11,9 @@ from .output import write_atomic
 from .textfiles import read_text
 
 __all__ = ["Cnf", "read_dimacs", "parse_dimacs", "format_dimacs", "write_atomic", "task_from_cnf"]
+
+MAX_VARS = 100_000  # declared variables (each may become a concept with its own alpha variables)
+MAX_CLAUSES = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -32,10 +36,10 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
             continue
         if line.startswith("c"):
             parts = line.split()
-            if len(parts) >= 3 and parts[1] == "p" and parts[2] == "show":
-                show = tuple(_ints(parts[3:], source, lineno, allow_zero=True))
-                show = tuple(v for v in show if v != 0)
-            elif len(parts) >= 4 and parts[1] == "var" and parts[2].isdigit():
+            if len(parts) >= 3 and parts[1] == "p" and parts[2] == "show":  # several lines add up (MCC)
+                shown = [v for v in _ints(parts[3:], source, lineno) if v != 0]
+                show = tuple(dict.fromkeys((show or ()) + tuple(shown)))
+            elif len(parts) >= 4 and parts[1] == "var" and _INT.fullmatch(parts[2]):
                 names[int(parts[2])] = " ".join(parts[3:])
             continue
         if line.startswith("p"):
@@ -47,10 +51,13 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
             nvars, nclauses = _ints(parts[2:], source, lineno)
             if nvars < 0 or nclauses < 0:
                 raise DimacsError(f"{source}:{lineno}: negative count in header {line!r}")
+            if nvars > MAX_VARS or nclauses > MAX_CLAUSES:
+                raise DimacsError(f"{source}:{lineno}: header {line!r} declares more than {MAX_VARS:,} variables "
+                                  f"or {MAX_CLAUSES:,} clauses, over what rscount encodes; split the problem")
             continue
         if nvars is None:
             raise DimacsError(f"{source}:{lineno}: clause before the 'p cnf' header")
-        for lit in _ints(line.split(), source, lineno, allow_zero=True):
+        for lit in _ints(line.split(), source, lineno):
             if lit == 0:
                 clauses.append(tuple(current))
                 current = []
@@ -69,13 +76,14 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
     return Cnf(nvars, tuple(clauses), show, names)
 
 
-def _ints(tokens, source, lineno, allow_zero=False) -> list:
-    try:
-        values = [int(t) for t in tokens]
-    except ValueError:
-        bad = next(t for t in tokens if not t.lstrip("-").isdigit())
-        raise DimacsError(f"{source}:{lineno}: {bad!r} is not an integer") from None
-    return values
+_INT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+
+
+def _ints(tokens, source, lineno) -> list:
+    for t in tokens:
+        if not _INT.fullmatch(t) or len(t) > 20:
+            raise DimacsError(f"{source}:{lineno}: {t[:40]!r} is not an integer")
+    return [int(t) for t in tokens]
 
 
 def read_dimacs(path: str | Path) -> Cnf:

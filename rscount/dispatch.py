@@ -69,6 +69,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     ``decide_generic=False`` the last step stays ``generic`` until
     :func:`generic_step` decides it, when the steps above have given up.
     """
+    if not isinstance(problem, Problem):
+        raise TypeError(f"plan() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
     check_mode(exact, approx)
     steps: list = []
     task = problem.task

@@ -16,6 +16,8 @@ __all__ = [
     "DimacsError",
     "HarnessError",
     "OutputError",
+    "OptionError",
+    "brief",
 ]
 
 
@@ -53,6 +55,10 @@ class OutputError(RscountError):
     """An output file cannot be written (missing folder, a folder in its place, a full disk, no permission)."""
 
 
+class OptionError(RscountError):
+    """A numeric option is out of range (a time limit of nan, a memory limit past what the platform holds)."""
+
+
 class BackendError(RscountError):
     """A counter is missing, failed, or ran out of memory."""
 
@@ -63,3 +69,14 @@ class CountTimeout(BackendError):
     """A counter did not finish within the time limit."""
 
     exit_status = 3
+
+
+def brief(value, width: int = 60) -> str:
+    """A short repr of ``value`` for a message, built without the whole repr of a large value (a list of a
+    million items, an alias-expanded spec)."""
+    import reprlib
+    short = reprlib.Repr()
+    short.maxlevel, short.maxlist, short.maxdict, short.maxtuple, short.maxset = 3, 6, 6, 6, 6
+    short.maxstring, short.maxother, short.maxlong = width, width, width
+    text = short.repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .circuit import Circuit
 from .dimacs import format_dimacs, write_atomic
-from .errors import RscountError
+from .errors import OutputError
+from .output import staged
 from .task import Task
 
 __all__ = ["knowledge_cnf", "knowledge_dimacs", "export_library", "LIBRARY_DEFAULTS"]
@@ -59,14 +60,12 @@ LIBRARY_DEFAULTS = ("xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-eve
 
 
 def export_library(folder: str | Path, names=LIBRARY_DEFAULTS) -> list:
-    """(Re)write ``folder/NAME.cnf`` for every library task; return the paths written."""
+    """(Re)write ``folder/NAME.cnf`` for every library task, all or none; return the paths written."""
     from .tasks import get_task
     folder = Path(folder)
     if not folder.is_dir():
-        raise RscountError(f"folder {str(folder)!r} does not exist; create it first")
-    written = []
-    for name in names:
-        path = folder / f"{name}.cnf"
-        write_atomic(path, knowledge_dimacs(get_task(name)))
-        written.append(path)
-    return written
+        raise OutputError(f"folder {str(folder)!r} does not exist; create it first")
+    with staged(folder) as stage:
+        for name in names:
+            write_atomic(stage / f"{name}.cnf", knowledge_dimacs(get_task(name)))
+    return [folder / f"{name}.cnf" for name in names]

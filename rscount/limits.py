@@ -1,49 +1,112 @@
-"""Whole-command limits: a time limit and a memory limit that hold for any work, checked or not.
+"""Whole-command limits and endings: a time limit, a memory limit, and termination signals.
 
 The counters check their own deadlines and run native solvers in child
 processes under the limits; these are the backstop around a whole command
 (count, audit, train), so a step that checks no deadline (a long pure-Python
 loop, a training epoch) still ends at the limit with the library's error.
+
+The backstop fires as :class:`Expired`, a ``BaseException``: a step that
+catches the library's errors to carry on (an audit that skips a fix it cannot
+count in time) cannot swallow it; :func:`time_limit` turns it into
+:class:`~rscount.errors.CountTimeout` where the limit was set.
 """
 from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import resource
 import signal
 import threading
+import time
 
-from .errors import BackendError, CountTimeout
+from .errors import BackendError, CountTimeout, OptionError
 
-__all__ = ["time_limit", "memory_limit", "GRACE"]
+__all__ = ["time_limit", "memory_limit", "check_seconds", "check_megabytes", "terminating", "Terminated", "Expired",
+           "GRACE"]
 
-GRACE = 2.0  # seconds past the limit before the backstop fires: the counters' own deadlines answer first
+GRACE = 1.0  # seconds past the limit before the backstop fires: the counters' own deadlines answer first
+REPEAT = 0.5  # the backstop fires again this often until the limit's block is left
+MAX_SECONDS = 1e7  # about 115 days: longer limits are no limit a timer can hold
+
+
+class Expired(BaseException):
+    """The whole-command time limit ran out (raised by the signal handler; not an ``Exception``)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so every ``finally`` ends its child processes."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def check_seconds(seconds, what: str = "timeout=") -> float | None:
+    """``seconds`` as a positive finite float (None stays None); anything else raises a clear error."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds, not {type(seconds).__name__} {seconds!r:.40}")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise OptionError(f"{what} must be a positive number of seconds up to {MAX_SECONDS:g}, got {seconds!r}; "
+                           f"leave it out for no limit")
+    return float(seconds)
+
+
+def check_megabytes(mb, what: str = "memory_mb=") -> int | None:
+    """``mb`` as a positive whole number of MB that this platform can set as a limit (None stays None)."""
+    if mb is None:
+        return None
+    if isinstance(mb, bool) or not isinstance(mb, int):
+        raise TypeError(f"{what} must be a whole number of MB, not {type(mb).__name__} {mb!r:.40}")
+    most = (1 << 63) // (1024 * 1024) - 1
+    if not 0 < mb <= most:
+        raise OptionError(f"{what} must be a positive number of MB up to {most:,}, got {mb}")
+    return mb
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None, what: str = "the command", advice: str = "raise timeout="):
     """Raise CountTimeout in this (main) thread ``seconds`` + GRACE from now; no-op without a limit or off the
-    main thread (signals reach only it)."""
+    main thread (signals reach only it). Blocks nest: the inner one restores the outer's timer."""
+    seconds = check_seconds(seconds)
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
+    token = Expired(what)
 
     def fire(signum, frame):
-        raise CountTimeout(f"{what} timed out after {seconds:g} s; {advice}")
+        raise token
 
     previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds + GRACE)
+    first = seconds + GRACE
+    if outer_left and outer_left < first:  # the outer limit comes first: it keeps its own handler
+        signal.signal(signal.SIGALRM, previous)
+        previous = None
+    else:
+        signal.setitimer(signal.ITIMER_REAL, first, REPEAT)
     try:
         yield
+    except Expired as exc:
+        if exc is not token:
+            raise
+        raise CountTimeout(f"{what} timed out after {seconds:g} s; {advice}") from None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        if previous is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if outer_left:
+                signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - start), 1e-3), REPEAT)
 
 
 @contextlib.contextmanager
 def memory_limit(mb: int | None, what: str = "the command"):
     """Cap this process's address space at ``mb`` MB (child processes inherit it); running out raises
     BackendError naming the limit. The previous limit is restored after."""
+    mb = check_megabytes(mb)
     if mb is None:
         yield
         return
@@ -66,3 +129,28 @@ def _out_of_memory(exc: BaseException) -> bool:
     """An OSError or ImportError that means the address space ran out (a library could not be mapped)."""
     text = str(exc).lower()
     return getattr(exc, "errno", None) == errno.ENOMEM or "cannot allocate memory" in text or "failed to map" in text
+
+
+ENDING = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def terminating():
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` in the main thread for the block, so that a scheduler's
+    kill unwinds the command as Ctrl-C does: every ``finally`` runs and kills its children. A second signal
+    while unwinding is ignored, so the cleanup itself is not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum, frame):
+        for s in ENDING:
+            signal.signal(s, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    previous = {s: signal.signal(s, end) for s in ENDING}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)

@@ -12,6 +12,9 @@ Op(op='xor', args=(Var(name='a'), Var(name='b')))
 from __future__ import annotations
 
 import ast
+import io
+import keyword
+import tokenize
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Union
 
@@ -69,6 +72,7 @@ _CMPOPS = {
     ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le",
     ast.Gt: "gt", ast.GtE: "ge",
 }
+_ASSOCIATIVE = {"and", "or", "xor", "add"}
 _BOOL_NAMES = {"True": 1, "False": 0, "true": 1, "false": 0}
 
 
@@ -107,54 +111,105 @@ def _syntax_tree(source: str) -> ast.Expression:
                              f"one operator flat (a ^ b ^ ...) or as Xor(a, b, ...)") from None
 
 
-_CHAINS = (("|", "Or"), ("^", "Xor"), ("&", "And"), ("+", "Sum"))
+_CHAINS = {"|": "Or", "^": "Xor", "&": "And", "+": "Sum"}  # lowest precedence first, as Python binds them
+_TIGHTER = {"*", "//", "%", "~"}  # operators that bind tighter than every chain operator
+_OPEN, _CLOSE = "([{", ")]}"
 LONG_CHAIN = 32  # operands of one operator at one level; longer chains become one n-ary call
 
 
 def flatten_chains(source: str) -> str:
-    """Rewrite long top-level chains ``a ^ b ^ ...`` as ``Xor(a, b, ...)`` (likewise | & +), so that thousands
-    of terms parse without one level of nesting per term. Text with a comparison, a keyword or a minus at the
-    same level is left alone: precedence there is Python's to decide."""
-    pieces, depth, start, at = {op: [] for op, _ in _CHAINS}, 0, {op: 0 for op, _ in _CHAINS}, 0
-    blocked = False
-    while at < len(source):
-        ch = source[at]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0:
-            if ch in "<>=!-" or source.startswith((" and ", " or ", "not ", " if ", " else "), at):
-                blocked = True
-            for op, _ in _CHAINS:
-                if ch == op:
-                    pieces[op].append(source[start[op]:at])
-                    start[op] = at + 1
-        at += 1
-    if blocked:
+    """Rewrite long chains ``a ^ b ^ ...`` as ``Xor(a, b, ...)`` (likewise | & +), so that thousands of terms
+    parse without one level of nesting per term; the rewrite never changes what the text means.
+
+    A chain is split only where nothing at its level binds looser than its operator (a keyword such as
+    ``not``, a comparison, a comma, a minus): there precedence is Python's to decide, and the text is left as
+    it is, though the groups in brackets inside it are still rewritten. Text that does not tokenize is left
+    to the parser to report.
+    """
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                                    tokenize.DEDENT, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError):
         return source
-    for op, call in _CHAINS:
-        if pieces[op]:
-            parts = pieces[op] + [source[start[op]:]]
-            if len(parts) > LONG_CHAIN:
-                return f"{call}(" + ", ".join(flatten_chains(p.strip()) for p in parts) + ")"
-            return op.join(flatten_chains(p) for p in parts) if any(len(p) > 4 * LONG_CHAIN for p in parts) \
-                else source
-    inner = source.strip()
-    if inner.startswith("(") and inner.endswith(")") and _encloses(inner):
-        return "(" + flatten_chains(inner[1:-1]) + ")"
-    return source
+    if any(t.start[0] != 1 for t in tokens):
+        return source  # one line only (parse() joins lines); anything else is the parser's to judge
+    text, changed = _Chains(source, tokens).items(0, len(tokens))
+    return text if changed else source
 
 
-def _encloses(text: str) -> bool:
-    """Whether the first parenthesis of ``text`` closes at its last character."""
-    depth = 0
-    for n, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return n == len(text) - 1
-    return False
+class _Chains:
+    """Token ranges of one line of text, rewritten bracket group by bracket group (see flatten_chains)."""
+
+    def __init__(self, source: str, tokens: list):
+        self.source, self.tokens = source, tokens
+        self.match, stack = {}, []
+        for n, t in enumerate(tokens):
+            if t.string in _OPEN:
+                stack.append(n)
+            elif t.string in _CLOSE and stack:
+                self.match[stack.pop()] = n
+
+    def text(self, lo: int, hi: int) -> str:
+        return self.source[self.tokens[lo].start[1]:self.tokens[hi - 1].end[1]] if lo < hi else ""
+
+    def level(self, lo: int, hi: int):
+        """Yield the indices of the tokens of [lo, hi) outside brackets (a bracket's opening token included)."""
+        n = lo
+        while n < hi:
+            yield n
+            n = self.match.get(n, n) + 1
+
+    def items(self, lo: int, hi: int) -> tuple:
+        """Comma-separated items of [lo, hi), each rewritten: (text, whether anything changed)."""
+        cuts = [n for n in self.level(lo, hi) if self.tokens[n].string == ","]
+        if not cuts:
+            return self.item(lo, hi)
+        bounds = [lo] + [c + 1 for c in cuts]
+        ends = cuts + [hi]
+        parts = [self.item(a, b) for a, b in zip(bounds, ends)]
+        if not any(changed for _, changed in parts):
+            return self.text(lo, hi), False
+        return ", ".join(t for t, _ in parts) + ("," if bounds[-1] == hi else ""), True
+
+    def item(self, lo: int, hi: int) -> tuple:
+        ops: dict = {op: [] for op in _CHAINS}
+        loose = False
+        for n in self.level(lo, hi):
+            t = self.tokens[n]
+            if t.string in _CHAINS:
+                ops[t.string].append(n)
+            elif not (t.string in _TIGHTER or t.string in _OPEN or t.type == tokenize.NUMBER
+                      or t.type == tokenize.STRING
+                      or t.type == tokenize.NAME and (not keyword.iskeyword(t.string)
+                                                      or t.string in ("True", "False", "None"))):
+                loose = True
+        chain = next((op for op in _CHAINS if ops[op]), None)
+        bounds = [lo] + [c + 1 for c in ops[chain]] if chain else []
+        if loose or chain is None or any(a == b for a, b in zip(bounds, ops[chain] + [hi])):  # a unary + or -
+            return self.groups(lo, hi)
+        parts = [self.item(a, b) for a, b in zip(bounds, ops[chain] + [hi])]
+        if len(parts) > LONG_CHAIN:
+            return f"{_CHAINS[chain]}(" + ", ".join(t for t, _ in parts) + ")", True
+        if not any(changed for _, changed in parts):
+            return self.text(lo, hi), False
+        return f" {chain} ".join(t for t, _ in parts), True
+
+    def groups(self, lo: int, hi: int) -> tuple:
+        """[lo, hi) with the inside of each bracket group at its level rewritten."""
+        out, changed, at = [], False, lo
+        for n in self.level(lo, hi):
+            close = self.match.get(n)
+            if close is None or close == n:
+                continue
+            inner, did = self.items(n + 1, close)
+            if did:
+                out += [self.text(at, n + 1), inner]
+                at, changed = close, True
+        if not changed:
+            return self.text(lo, hi), False
+        out.append(self.text(at, hi))
+        return "".join(out), True
 
 
 class _Builder:
@@ -204,7 +259,12 @@ class _Builder:
         op = _BINOPS.get(type(node.op))
         if op is None:
             raise self.fail(node, f"unsupported operator {type(node.op).__name__!r}")
-        return Op(op, (self.build(node.left), self.build(node.right)))
+        left = node.left
+        rights = [node.right]
+        while op in _ASSOCIATIVE and isinstance(left, ast.BinOp) and _BINOPS.get(type(left.op)) == op:
+            rights.append(left.right)  # a ^ b ^ c is one n-ary xor, as Xor(a, b, c): the same value
+            left = left.left
+        return Op(op, (self.build(left),) + tuple(self.build(r) for r in reversed(rights)))
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Expr:
         arg = self.build(node.operand)
@@ -262,7 +322,7 @@ def free_names(text: str) -> list:
 
 def _natural(name: str):
     import re
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+    return [int(t) if t.isdigit() else t for t in re.split(r"([0-9]+)", name)]
 
 
 def variables(expr: Expr) -> set:

@@ -1,14 +1,56 @@
-"""One way to write files: atomically for regular files, in place for devices, FIFOs and standard output."""
+"""One way to write files: atomically for regular files, in place for devices, FIFOs and standard output.
+
+Several files that belong together (a training run's folder, the library's
+DIMACS) are written into a hidden staging folder first and moved in only
+when every one of them is written: a run that fails leaves earlier outputs
+as they were. A symbolic link is written through to its target, as the
+shell's ``>`` does.
+"""
 from __future__ import annotations
 
+import contextlib
+import errno
+import fnmatch
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
-from .errors import OutputError
+from .errors import BackendError, OutputError
 
-__all__ = ["write_atomic", "write_figure", "make_folder", "check_output_path", "check_output_folder"]
+__all__ = ["write_atomic", "write_figure", "make_folder", "check_output_path", "check_output_folder", "staged",
+           "resolve_link", "pyplot"]
+
+PLOT_EXTRA = "plotting needs matplotlib: pip install 'rscount[plot]' (the train extra includes it)"
+
+
+def pyplot(to_file: bool = True):
+    """``matplotlib.pyplot``, on the file backend Agg when drawing to a file; a BackendError naming the extra
+    to install when matplotlib is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise BackendError(PLOT_EXTRA) from None
+    if to_file:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def resolve_link(path: str | Path) -> Path:
+    """``path``, or the file a symbolic link at ``path`` points to; OutputError for a loop or a dangling link."""
+    path = Path(path)
+    if not path.is_symlink():
+        return path
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OutputError(f"cannot write {str(path)!r}: it is a symbolic link that loops; name a file") from None
+        raise OutputError(f"cannot write {str(path)!r}: it is a symbolic link to {os.readlink(path)!r}, which does "
+                          f"not exist; create the target or name another file") from None
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:
@@ -24,7 +66,7 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
         sys.stdout.buffer.write(data) if hasattr(sys.stdout, "buffer") else sys.stdout.write(data.decode())
         sys.stdout.flush()
         return
-    path = Path(path)
+    path = resolve_link(path)
     try:
         special = path.exists() and not path.is_file() and not path.is_dir()
     except OSError:
@@ -63,7 +105,7 @@ def check_output_path(path: str | Path, suffixes: tuple = ()) -> None:
     """Refuse an output path before any work: a missing folder, a folder in its place, a wrong suffix."""
     if str(path) == "-":
         return
-    path = Path(path)
+    path = resolve_link(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise OutputError(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
@@ -78,7 +120,7 @@ def show_or_save(fig, path: str | Path | None):
     return None."""
     if path is None:
         return fig
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     write_figure(fig, path)
     plt.close(fig)
     return None
@@ -101,6 +143,31 @@ def check_output_folder(path: str | Path) -> None:
             if not p.is_dir():
                 raise OutputError(f"cannot write into {str(path)!r}: {str(p)!r} is a file; name a folder")
             return
+
+
+@contextlib.contextmanager
+def staged(folder: str | Path, ours: tuple = ()) -> Iterator[Path]:
+    """Yield a hidden staging folder inside ``folder`` (created if missing) to write a set of files into. When
+    the block ends normally, files in ``folder`` matching the patterns ``ours`` (this tool's own outputs of an
+    earlier run) that the new set does not replace are removed, and the new files moved in; when it fails, the
+    staging folder goes and ``folder`` is as it was."""
+    folder = make_folder(folder)
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=".rscount-staging-", dir=folder))
+    except OSError as exc:
+        raise OutputError(f"cannot write into {str(folder)!r}: {exc.strerror or exc}") from None
+    try:
+        yield stage
+        new = {p.name for p in stage.iterdir()}
+        for old in folder.iterdir():
+            if old.name not in new and old.is_file() and any(fnmatch.fnmatch(old.name, pat) for pat in ours):
+                old.unlink()
+        for name in sorted(new):
+            os.replace(stage / name, folder / name)
+    except OSError as exc:
+        raise OutputError(f"cannot write into {str(folder)!r}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def make_folder(path: str | Path) -> Path:

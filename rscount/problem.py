@@ -5,6 +5,7 @@ each map class admits.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from .lazy import cached_property
 from .support import Support, parse_amount
 from .task import Task
 
-__all__ = ["MAP_CLASSES", "Supervision", "Problem", "make_supervision"]
+__all__ = ["MAP_CLASSES", "Supervision", "Problem", "make_supervision", "for_class", "domain_groups"]
 
 MAP_CLASSES = {
     "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
@@ -25,6 +26,24 @@ MAP_CLASSES = {
     "shared": "disentangled + one value map per concept group (weight sharing)",
     "joint": "any function of whole concept vectors (closed form, rsbench Eq. 8-9)",
 }
+
+
+def domain_groups(task: Task) -> tuple:
+    """One group per domain: every concept of equal domain reads one classifier, as rsbench's shared extractor."""
+    by_domain: dict = {}
+    for c in task.concepts:
+        by_domain.setdefault(c.domain, []).append(c.name)
+    return tuple(tuple(g) for g in by_domain.values())
+
+
+def for_class(task: Task, map_class: str) -> Task:
+    """``task`` as class ``map_class`` reads it: class shared on a task without groups gives the concepts of each
+    domain one classifier (and says so in the warnings). Every path to a shared count goes through here."""
+    if map_class != "shared" or task.groups:
+        return task
+    return dataclasses.replace(task, groups=domain_groups(task), warnings=task.warnings + (
+        "no concept groups declared: class shared gives the concepts of each domain one classifier, as "
+        "rsbench's shared extractor does (declare groups to choose)",))
 
 
 @dataclass(frozen=True)

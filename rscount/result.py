@@ -206,10 +206,8 @@ class CountResult:
 
         Without ``path`` the matplotlib figure is returned (a notebook shows it).
         """
-        import matplotlib
-        if path is not None:
-            matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from .output import pyplot
+        plt = pyplot(to_file=path is not None)
         bars = [("identity", 1), ("optimal maps", self.count)]
         if self._class_size is not None and self.map_class != "joint":
             bars.append((f"{self.map_class} maps", self._class_size()))

@@ -83,13 +83,13 @@ ARRAY = {
 }
 
 
-def evaluate(expr, env: dict, codes: dict, n: int) -> np.ndarray:
+def evaluate(expr, env: dict, codes: dict, n: int, dtype=np.int64) -> np.ndarray:
     """Evaluate ``expr`` on ``n`` concept vectors at once.
 
     ``env`` maps concept names to int64 (or bool) arrays of values; named
     values are represented by the integer ``codes`` the task assigns them.
     ``n`` may be a shape instead: the arrays then broadcast, and constants
-    take that shape.
+    take that shape. ``dtype`` is ``object`` where values may leave 64 bits (Python integers throughout).
     """
     from .logic import Const, Var  # local: logic imports nothing from here
 
@@ -101,19 +101,19 @@ def evaluate(expr, env: dict, codes: dict, n: int) -> np.ndarray:
             return found[1]
         if isinstance(node, Const):
             value = codes[node.value] if isinstance(node.value, str) else node.value
-            out = np.full(n, value, dtype=np.int64)
+            out = np.full(n, value, dtype=dtype)
         elif isinstance(node, Var):
             out = env[node.name]
         else:
             args = [ev(a) for a in node.args]
-            out = _apply(node.op, args, n)
+            out = _apply(node.op, args, n, dtype)
         memo[id(node)] = (node, out)
         return out
 
     return ev(expr)
 
 
-def _apply(op: str, args: list, n: int) -> np.ndarray:
+def _apply(op: str, args: list, n: int, dtype=np.int64) -> np.ndarray:
     if op == "ite":
         return np.where(_truth(args[0]), args[1], args[2])
     if op == "implies":
@@ -128,7 +128,7 @@ def _apply(op: str, args: list, n: int) -> np.ndarray:
     if len(args) == 1 and op in ("not", "neg", "abs"):
         return fn(args[0])
     if not args:
-        return np.full(n, 1 if op == "and" else 0, dtype=np.int64)
+        return np.full(n, 1 if op == "and" else 0, dtype=dtype)
     out = args[0] if op not in ("and", "or", "xor") else _truth(args[0])
     for a in args[1:]:
         out = fn(out, a)

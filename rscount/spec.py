@@ -14,16 +14,17 @@ optional definitions, concept groups and a default support::
 from __future__ import annotations
 
 import itertools
-import json
+import math
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import KnowledgeError, SupportError, TaskError
+from .errors import KnowledgeError, SupportError, TaskError, brief
 from .logic import Const, Op, Var, free_names, parse
 from .task import Concept, Label, Task
-from .textfiles import read_text
+from .textfiles import load_data, read_text
 
 __all__ = ["task_from_spec", "load_spec", "parse_domain", "parse_concepts", "task_from_text",
            "vectors_from_values", "SPEC_FIELDS"]
@@ -34,6 +35,8 @@ MAX_RELATION_SPACE = 1 << 22
 
 
 MAX_DOMAIN = 1 << 16  # values of one concept: each gets alpha variables and a place in every table
+MAX_LABEL_COMBOS = 1 << 12  # label value combinations a relation's determinism check holds one label for
+_INT = re.compile(r"-?[0-9]+")  # ASCII digits: str.isdigit() also takes '²', which int() refuses
 
 
 def parse_domain(spec: Any, where: str = "concept") -> tuple:
@@ -42,10 +45,9 @@ def parse_domain(spec: Any, where: str = "concept") -> tuple:
         return (0, 1)
     if isinstance(spec, str) and ".." in spec:
         lo, _, hi = spec.partition("..")
-        try:
-            lo_i, hi_i = int(lo), int(hi)
-        except ValueError:
-            raise TaskError(f"{where}: domain {spec!r} is not of the form LO..HI with integers") from None
+        if not (_INT.fullmatch(lo.strip()) and _INT.fullmatch(hi.strip())):
+            raise TaskError(f"{where}: domain {brief(spec)} is not of the form LO..HI with integers")
+        lo_i, hi_i = int(lo), int(hi)
         if hi_i < lo_i:
             raise TaskError(f"{where}: domain {spec!r} is empty (LO > HI)")
         if hi_i - lo_i + 1 > MAX_DOMAIN:
@@ -53,8 +55,11 @@ def parse_domain(spec: Any, where: str = "concept") -> tuple:
                             f"concept); a concept's values are encoded one by one, so use a smaller range")
         return tuple(range(lo_i, hi_i + 1))
     if isinstance(spec, Mapping) and "range" in spec:
-        lo_i, hi_i = spec["range"]
-        return parse_domain(f"{lo_i}..{hi_i}", where)
+        bounds = spec["range"]
+        if (len(spec) != 1 or not isinstance(bounds, (list, tuple)) or len(bounds) != 2
+                or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)):
+            raise TaskError(f"{where}: domain {brief(spec)} must look like {{range: [LO, HI]}} with two integers")
+        return parse_domain(f"{bounds[0]}..{bounds[1]}", where)
     if isinstance(spec, (list, tuple)):
         values = []
         for v in spec:
@@ -62,19 +67,19 @@ def parse_domain(spec: Any, where: str = "concept") -> tuple:
                 v = int(v)
             if isinstance(v, str):
                 v = v.strip()
-                if v.lstrip("-").isdigit():
+                if _INT.fullmatch(v):
                     v = int(v)
                 elif not v.isidentifier():
-                    raise TaskError(f"{where}: domain value {v!r} is neither an integer nor a name")
+                    raise TaskError(f"{where}: domain value {brief(v)} is neither an integer nor a name")
             elif not isinstance(v, int):
-                raise TaskError(f"{where}: domain value {v!r} is neither an integer nor a name")
+                raise TaskError(f"{where}: domain value {brief(v)} is neither an integer nor a name")
             values.append(v)
         if not values:
             raise TaskError(f"{where}: the domain is empty; give at least one value")
         if len(set(values)) != len(values):
             raise TaskError(f"{where}: domain {list(spec)} repeats a value")
         return tuple(values)
-    raise TaskError(f"{where}: cannot read domain {spec!r}; use bool, LO..HI or a list of values")
+    raise TaskError(f"{where}: cannot read domain {brief(spec)}; use bool, LO..HI or a list of values")
 
 
 def parse_concepts(spec: Any) -> tuple:
@@ -107,25 +112,19 @@ def parse_concepts(spec: Any) -> tuple:
             elif isinstance(item, Mapping) and "name" in item:
                 pairs.append((item["name"], item.get("domain", "bool")))
             else:
-                raise TaskError(f"cannot read concept {item!r}; use NAME or {{name: NAME, domain: ...}}")
+                raise TaskError(f"cannot read concept {brief(item)}; use NAME or {{name: NAME, domain: ...}}")
     else:
-        raise TaskError(f"cannot read concepts from {spec!r}")
+        raise TaskError(f"cannot read concepts from {brief(spec)}; use 'a,b,d=0..9' or a mapping name -> domain")
     return tuple(Concept(str(n), parse_domain(d, f"concept {n!r}")) for n, d in pairs)
 
 
 def load_spec(path: str | Path, what: str = "spec file") -> dict:
     """Read a spec file (YAML or JSON) as data; nothing in it is executed."""
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"load_spec() takes the path of a YAML or JSON file, not {type(path).__name__}")
     path = Path(path)
     text = read_text(path, what, TaskError)
-    try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~8x faster
-    except Exception as exc:  # yaml and json raise several types
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise TaskError(f"{what} {str(path)!r} is not valid YAML/JSON: {first}") from None
+    data = load_data(text, f"{what} {str(path)!r}", TaskError, "json" if path.suffix == ".json" else "yaml")
     if not isinstance(data, Mapping):
         raise TaskError(f"{what} {str(path)!r} must hold a mapping"
                         f"{' with concepts and labels' if what == 'spec file' else ' of generator fields'}")
@@ -136,7 +135,7 @@ def load_spec(path: str | Path, what: str = "spec file") -> dict:
 
 def shape_error(where: str, field: str, value, expected: str) -> TaskError:
     """The error for a field of the wrong shape, naming what it should be."""
-    return TaskError(f"{where}: field {field!r} must be {expected}, not {type(value).__name__} {value!r:.60}")
+    return TaskError(f"{where}: field {field!r} must be {expected}, not {type(value).__name__} {brief(value, 60)}")
 
 
 def _check_spec_shapes(spec: Mapping) -> None:
@@ -177,6 +176,9 @@ def task_from_spec(spec: Mapping) -> Task:
         raise TaskError(f"{sorted(clash)[0]!r} is both a concept and a named value; rename one")
     definitions: dict = {}
     for dname, text in dict(spec.get("definitions") or {}).items():
+        if dname in cnames or dname in values:
+            raise TaskError(f"definition {dname!r} has the name of a {'concept' if dname in cnames else 'value'}, "
+                            f"which it would hide; rename the definition")
         definitions[dname] = parse(str(text), cnames, values, definitions)
     if ("labels" in spec) == ("relation" in spec):
         raise TaskError(f"spec {name!r} needs exactly one of 'labels' and 'relation'")
@@ -248,19 +250,11 @@ def parse_groups(groups) -> tuple:
         groups = list(groups.values())
     if not isinstance(groups, (list, tuple)) or not all(isinstance(g, (list, tuple)) for g in groups):
         raise TaskError(f"groups must look like 'd1,d2;s1,s2' or a list of lists of concept names, got "
-                        f"{groups!r:.60}")
+                        f"{brief(groups, 60)}")
     out = tuple(tuple(str(n).strip() for n in g if str(n).strip()) for g in groups)
     if any(not g for g in out):
         raise TaskError("a concept group is empty; name the concepts of each group, e.g. 'd1,d2;s1,s2'")
     return out
-
-
-def domain_groups(task: Task) -> tuple:
-    """One group per domain: every concept of equal domain reads one classifier, as rsbench's shared extractor."""
-    by_domain: dict = {}
-    for c in task.concepts:
-        by_domain.setdefault(c.domain, []).append(c.name)
-    return tuple(tuple(g) for g in by_domain.values())
 
 
 def vectors_from_values(concepts: tuple, rows) -> tuple:
@@ -279,18 +273,18 @@ def vectors_from_values(concepts: tuple, rows) -> tuple:
         if isinstance(row, (int, str)):
             row = [row]
         if not isinstance(row, (list, tuple)):
-            raise SupportError(f"support vector {row!r} is not a list of values")
+            raise SupportError(f"support vector {brief(row)} is not a list of values")
         row = list(row)
         if len(row) != k:
-            raise SupportError(f"support vector {row!r} has {len(row)} values; the task has {k} concepts")
+            raise SupportError(f"support vector {brief(row)} has {len(row)} values; the task has {k} concepts")
         vec = []
         for c, v in zip(concepts, row):
             v = int(v) if isinstance(v, bool) else v
             try:
                 vec.append(c.index(v))
             except KeyError:
-                raise SupportError(f"support vector {row!r}: {v!r} is not in the domain of "
-                                     f"{c.name} {list(c.domain)}") from None
+                raise SupportError(f"support vector {brief(row)}: {brief(v)} is not in the domain of "
+                                   f"{c.name} {brief(list(c.domain))}") from None
         out.append(tuple(vec))
     return tuple(out)
 
@@ -301,7 +295,7 @@ def _labels(spec, cnames, values, definitions) -> tuple:
     elif isinstance(spec, (list, tuple)):
         spec = {("y" if len(spec) == 1 else f"y{i + 1}"): t for i, t in enumerate(spec)}
     elif not isinstance(spec, Mapping):
-        raise KnowledgeError(f"labels must be text, a list or a mapping, got {spec!r}")
+        raise KnowledgeError(f"labels must be text, a list or a mapping, got {brief(spec)}")
     return tuple(Label(str(n), parse(str(t), cnames, values, definitions), str(t)) for n, t in spec.items())
 
 
@@ -310,9 +304,13 @@ def _relation_labels(spec, concepts, values, definitions) -> tuple:
     if not isinstance(spec, Mapping) or "labels" not in spec or "constraints" not in spec:
         raise KnowledgeError("relation needs 'labels' (label variables and domains) and 'constraints'")
     lab_vars = parse_concepts(spec["labels"])
+    combos = math.prod(len(c.domain) for c in lab_vars)
+    if combos > MAX_LABEL_COMBOS:
+        raise KnowledgeError(f"the relation's labels have {combos:,} value combinations (limit "
+                             f"{MAX_LABEL_COMBOS:,}); write the labels as functions instead")
     constraints = spec["constraints"]
     if not isinstance(constraints, (str, list, tuple)):
-        raise KnowledgeError(f"relation constraints must be text or a list of texts, got {constraints!r:.60}")
+        raise KnowledgeError(f"relation constraints must be text or a list of texts, got {brief(constraints, 60)}")
     constraints = [constraints] if isinstance(constraints, str) else list(constraints)
     allnames = [c.name for c in concepts] + [c.name for c in lab_vars]
     values = set(values) | {v for c in lab_vars for v in c.domain if isinstance(v, str)}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import random
 from dataclasses import dataclass, field
@@ -17,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SupportError
+from .errors import SupportError, brief
 from .lazy import cached_property
 from .result import format_count
 from .spec import vectors_from_values
 from .task import Task
-from .textfiles import read_text
+from .textfiles import load_data, read_text
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
            "parse_amount", "grid", "MAX_EXHAUSTIVE"]
@@ -179,15 +178,17 @@ def parse_amount(text, what: str) -> float | int:
     try:
         value = float(text)
     except (TypeError, ValueError):
-        raise SupportError(f"{what} {text!r} is neither a fraction nor a count") from None
-    if value < 0 or math.isnan(value):
-        raise SupportError(f"{what} {text!r} is negative")
+        raise SupportError(f"{what} {brief(text)} is neither a fraction nor a count") from None
+    if not math.isfinite(value):
+        raise SupportError(f"{what} {brief(text)} is not a finite number; give a fraction (0.5) or a count (10)")
+    if value < 0:
+        raise SupportError(f"{what} {brief(text)} is negative")
     if isinstance(text, str) and "." not in text and "e" not in text.lower():
         return int(value)
     if isinstance(text, int) or (value > 1 and value == int(value)):
         return int(value)
     if value > 1:
-        raise SupportError(f"{what} {text!r}: a fraction must lie in [0, 1], a count must be an integer")
+        raise SupportError(f"{what} {brief(text)}: a fraction must lie in [0, 1], a count must be an integer")
     return value
 
 
@@ -195,7 +196,7 @@ def _how_many(amount, total: int, what: str) -> int:
     if isinstance(amount, float):
         return int(round(amount * total))
     if amount > total:
-        raise SupportError(f"{what} asks for {amount} vectors but only {total} exist")
+        raise SupportError(f"{what} asks for {brief(amount, 24)} vectors but only {total} exist")
     return int(amount)
 
 
@@ -330,10 +331,7 @@ def from_file(task: Task, path: str | Path) -> Support:
     path = Path(path)
     text = read_text(path, "support file", SupportError)
     if path.suffix == ".json" or text.lstrip().startswith("["):
-        try:
-            rows = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SupportError(f"support file {str(path)!r} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        rows = load_data(text, f"support file {str(path)!r}", SupportError, "json")
         if not isinstance(rows, list):
             raise SupportError(f"support file {str(path)!r} must hold a JSON list of vectors")
     else:

@@ -9,10 +9,12 @@ a ^ b
 """
 from __future__ import annotations
 
-from .errors import KnowledgeError
+from .errors import KnowledgeError, brief
 from .logic import COMPARISON, LOGICAL, Const, Op, Var
 
-__all__ = ["from_sympy", "to_sympy", "sympy_names"]
+__all__ = ["from_sympy", "to_sympy", "sympy_names", "is_sympy"]
+
+MAX_EXPONENT = 256  # b**n for larger n leaves every domain's values far behind (9**256 has 245 digits)
 
 _LOGICAL = {"And": "and", "Or": "or", "Not": "not", "Xor": "xor", "Implies": "implies", "Equivalent": "equiv"}
 _RELATIONAL = {"Equality": "eq", "Unequality": "ne", "StrictLessThan": "lt", "LessThan": "le",
@@ -26,6 +28,16 @@ def _sympy():
     except ImportError:  # pragma: no cover - sympy is a dependency
         raise KnowledgeError("sympy is not installed (pip install sympy)") from None
     return sympy
+
+
+def is_sympy(value) -> bool:
+    """Whether ``value`` is a sympy expression (sympy is imported only to answer)."""
+    return isinstance(value, _sympy().Basic)
+
+
+def _classes(sp, names: dict) -> dict:
+    """sympy's own classes for the names, so that a user's ``Function('Min')`` is not read as ``sympy.Min``."""
+    return {getattr(sp, name): op for name, op in names.items()}
 
 
 def sympy_names(exprs) -> list:
@@ -45,6 +57,7 @@ def from_sympy(expr, values: frozenset = frozenset()):
     """
     sp = _sympy()
     memo: dict = {}
+    logical, relational, arithmetic = _classes(sp, _LOGICAL), _classes(sp, _RELATIONAL), _classes(sp, _ARITHMETIC)
 
     def go(e):
         hit = memo.get(e)
@@ -56,7 +69,7 @@ def from_sympy(expr, values: frozenset = frozenset()):
 
     def convert(e):
         if isinstance(e, str):
-            raise KnowledgeError(f"{e!r:.60} is text, not a sympy expression; text goes to task_from_text, which "
+            raise KnowledgeError(f"{brief(e, 60)} is text, not a sympy expression; text goes to task_from_text, which "
                                  f"parses it safely")
         if isinstance(e, bool):
             return Const(int(e))
@@ -68,34 +81,42 @@ def from_sympy(expr, values: frozenset = frozenset()):
             return Const(int(e))
         if getattr(e, "is_Number", False):
             raise KnowledgeError(f"the number {e} is not an integer; knowledge reads integers only")
-        name = type(e).__name__
-        args = e.args
-        if name in _LOGICAL:
-            return Op(_LOGICAL[name], tuple(go(a) for a in args))
-        if name in _RELATIONAL:
-            return Op(_RELATIONAL[name], (go(args[0]), go(args[1])))
-        if name == "ITE":
+        kind, name, args = type(e), type(e).__name__, e.args
+        if kind in logical:
+            return Op(logical[kind], tuple(go(a) for a in args))
+        if kind in relational:
+            return Op(relational[kind], (go(args[0]), go(args[1])))
+        if kind is sp.ITE:
             return Op("ite", tuple(go(a) for a in args))
-        if name == "Piecewise":
+        if kind is sp.Piecewise:
             return piecewise(args)
-        if name == "Pow":
-            base, exp = args
-            if not (getattr(exp, "is_Integer", False) and int(exp) >= 0):
-                raise KnowledgeError(f"the power {e} needs a nonnegative integer exponent; knowledge reads "
-                                     f"integers only (no division)")
-            if int(exp) == 0:
-                return Const(1)
-            b = go(base)
-            return b if int(exp) == 1 else Op("mul", (b,) * int(exp))
-        if name == "floor" and len(args) == 1 and type(args[0]).__name__ == "Mul":
+        if kind is sp.Pow:
+            return power(e, *args)
+        if kind is sp.floor and len(args) == 1 and type(args[0]) is sp.Mul:
             num, den = args[0].as_numer_denom()
             if not getattr(den, "is_Integer", False) or int(den) != 1:
                 return Op("floordiv", (go(num), go(den)))
-        if name in _ARITHMETIC:
-            return Op(_ARITHMETIC[name], tuple(go(a) for a in args))
-        raise KnowledgeError(f"sympy's {name} ({e}) cannot be counted; knowledge reads And, Or, Not, Xor, Implies, "
+        if kind in arithmetic:
+            return Op(arithmetic[kind], tuple(go(a) for a in args))
+        if isinstance(e, sp.core.function.AppliedUndef):
+            raise KnowledgeError(f"{name} in {brief(e, 60)} is an undefined sympy Function, not sympy's own; use "
+                                 f"sympy.{name} if you mean it (knowledge reads sympy's Min, Max, Abs, Mod, ...)")
+        raise KnowledgeError(f"sympy's {name} ({brief(e, 60)}) cannot be counted; knowledge reads And, Or, Not, Xor, Implies, "
                              f"Equivalent, ITE, Eq, Ne, Lt, Le, Gt, Ge, Add, Mul, Mod, Pow (integer exponent), Min, "
                              f"Max, Abs and Piecewise over symbols with finite domains")
+
+    def power(e, base, exp):
+        if not (getattr(exp, "is_Integer", False) and 0 <= int(exp) <= MAX_EXPONENT):
+            raise KnowledgeError(f"the power {brief(e, 60)} needs an integer exponent from 0 to {MAX_EXPONENT}; "
+                                 f"knowledge reads integers only (no division)")
+        n, square, factors = int(exp), go(base), []
+        while n:  # by squaring: the tree grows with the exponent's digits, not its size
+            if n & 1:
+                factors.append(square)
+            n >>= 1
+            if n:
+                square = Op("mul", (square, square))
+        return Const(1) if not factors else factors[0] if len(factors) == 1 else Op("mul", tuple(factors))
 
     def piecewise(pieces):
         *head, (last_value, last_cond) = pieces
@@ -116,6 +137,7 @@ def to_sympy(expr, boolean_names: frozenset = frozenset()):
     """
     sp = _sympy()
     memo: dict = {}
+    logical, relational, arithmetic = _classes(sp, _LOGICAL), _classes(sp, _RELATIONAL), _classes(sp, _ARITHMETIC)
 
     def truth(node, value):
         """A value where sympy wants a truth value: constants 0/1 become false/true, numbers ``!= 0``."""

@@ -6,6 +6,7 @@ the edges (parsing, printing, evaluation).
 """
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from dataclasses import dataclass, field
@@ -14,16 +15,17 @@ from typing import Sequence
 import numpy as np
 
 from .circuit import Circuit
-from .compiler import compile_expr
-from .errors import KnowledgeError, TaskError
+from .compiler import compile_bounded
+from .errors import KnowledgeError, TaskError, brief
 from .lazy import cached_property
 from .logic import Expr, variables
 from .semantics import evaluate
 
 __all__ = ["Concept", "Label", "Task", "CompiledKnowledge"]
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-NAME_CODE_BASE = 1 << 40
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME_CODE_BASE = 1 << 40  # named values are coded from here; every integer of a task below it is "narrow"
+INT64 = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,13 @@ class Concept:
 
     name: str
     domain: tuple
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise TaskError(f"concept name {brief(self.name, 60)} is not an identifier; use letters, digits and _")
+        if keyword.iskeyword(self.name):
+            raise TaskError(f"concept name {self.name!r} is a Python keyword, which knowledge text cannot "
+                            f"name; rename it (e.g. {self.name + '_'!r})")
 
     @property
     def is_bool(self) -> bool:
@@ -61,6 +70,7 @@ class CompiledKnowledge:
     circuit: Circuit
     inputs: dict  # (concept index, value index) -> input variable
     tables: tuple  # one ValueTable per label
+    bound: int = 0  # the largest magnitude of an integer any subexpression can take
 
 
 @dataclass(frozen=True)
@@ -86,8 +96,6 @@ class Task:
         if not names:
             raise TaskError(f"task {self.name!r} has no concepts; declare at least one")
         for c in self.concepts:
-            if not _NAME.match(c.name):
-                raise TaskError(f"concept name {c.name!r} is not an identifier; use letters, digits and _")
             if not c.domain:
                 raise TaskError(f"concept {c.name!r} has an empty domain; give it at least one value")
             if len(set(c.domain)) != len(c.domain):
@@ -114,6 +122,8 @@ class Task:
             if len(doms) > 1:
                 raise TaskError(f"group {list(group)} mixes domains; shared classifiers need one domain")
         self.compiled  # type-check the knowledge now, not at count time
+        if self.wide:
+            self._check_wide_labels()
 
     def _repr_html_(self) -> str:
         from .notebook import grid, table
@@ -167,12 +177,35 @@ class Task:
         return (i,)
 
     # --- semantics -----------------------------------------------------------
+    @property
+    def wide(self) -> bool:
+        """Whether some subexpression of the knowledge reaches 2^40 in magnitude: evaluators then compute with
+        Python integers (numpy object arrays) instead of int64, and counters that do their own integer
+        arithmetic decline the task."""
+        return self.compiled.bound >= NAME_CODE_BASE
+
     @cached_property
     def codes(self) -> dict:
-        """Integer codes for named values, used by vectorised evaluation."""
+        """Integer codes for named values, used by vectorised evaluation: above every integer the knowledge can
+        compute, so that no code equals a value."""
         names = sorted({v for c in self.concepts for v in c.domain if isinstance(v, str)}
                        | _named_constants(self.labels))
-        return {n: NAME_CODE_BASE + i for i, n in enumerate(names)}
+        base = max(NAME_CODE_BASE, self.compiled.bound + 1)
+        return {n: base + i for i, n in enumerate(names)}
+
+    def _check_wide_labels(self) -> None:
+        """Label codes are int64 (tables, hashing, the harness): refuse a label that can leave that range."""
+        for label, table in zip(self.labels, self.compiled.tables):
+            for v in table:
+                code = self.codes[v] if isinstance(v, str) else v
+                if abs(code) > INT64:
+                    raise KnowledgeError(
+                        f"label {label.name!r} can take the value {brief(v, 40)}, beyond the 64-bit integers label "
+                        f"tables hold; make the label a comparison or otherwise keep it within +-2^63")
+
+    @property
+    def _dtype(self):
+        return object if self.wide else np.int64
 
     @cached_property
     def _decode(self) -> dict:
@@ -180,7 +213,7 @@ class Task:
 
     def _values(self, i: int) -> np.ndarray:
         """The codes of concept i's values, by value index."""
-        return np.array([self.codes[v] if isinstance(v, str) else v for v in self.concepts[i].domain], dtype=np.int64)
+        return np.array([self.codes[v] if isinstance(v, str) else v for v in self.concepts[i].domain], dtype=self._dtype)
 
     def evaluate(self, vectors: np.ndarray) -> np.ndarray:
         """Return label codes, shape (n, labels), for index vectors of shape (n, k)."""
@@ -212,12 +245,13 @@ class Task:
         for i, c in enumerate(self.concepts):
             values = self._values(i)
             env[c.name] = (values.astype(bool) if c.is_bool else values).reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
-        return [np.asarray(evaluate(label.expr, env, self.codes, (1,) * k)) for label in self.labels]
+        out = [np.asarray(evaluate(label.expr, env, self.codes, (1,) * k, self._dtype)) for label in self.labels]
+        return [a.astype(np.int64) if a.dtype == object else a for a in out]
 
     def _evaluate_env(self, env: dict, n: int) -> np.ndarray:
         out = np.empty((n, len(self.labels)), dtype=np.int64)
         for j, label in enumerate(self.labels):
-            out[:, j] = evaluate(label.expr, env, self.codes, n)
+            out[:, j] = evaluate(label.expr, env, self.codes, n, self._dtype)
         return out
 
     def decode(self, code: int):
@@ -239,8 +273,10 @@ class Task:
                 var = circuit.var(("x", i, u))
                 inputs[(i, u)] = var
                 tables[c.name][value] = var
-        label_tables = tuple(compile_expr(lab.expr, circuit, tables, lab.text) for lab in self.labels)
-        return CompiledKnowledge(circuit, inputs, label_tables)
+        bounded = [compile_bounded(lab.expr, circuit, tables, lab.text) for lab in self.labels]
+        values = [abs(v) for c in self.concepts for v in c.domain if isinstance(v, int)]
+        bound = max([b for _, b in bounded] + values + [0])
+        return CompiledKnowledge(circuit, inputs, tuple(t for t, _ in bounded), bound)
 
     # --- display -------------------------------------------------------------
     def format_vector(self, vector: Sequence[int]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
+from ..limits import check_seconds, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
 from .fixes import (
@@ -64,17 +65,21 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
 
 
 def audit(task, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0, support_file=None,
-          concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None, curve: bool = False,
+          concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None, groups=None, concepts=None,
+          curve: bool = False,
           sizes: Sequence[int] | None = None, seeds: Sequence[int] = range(5), draw: str = "space",
           workers: int | None = None, timeout: float | None = 60.0,
           progress: Optional[Callable[[str], None]] = None) -> Audit:
-    """Audit ``task`` (a name, a Task or a Problem) with the support, class and supervision options of ``count``."""
+    """Audit ``task`` (a name, a Task, sympy expressions or a Problem) with the support, class, supervision,
+    ``groups`` and ``concepts`` options of ``count``."""
     from ..api import make_problem
-    problem = task if isinstance(task, Problem) else make_problem(
-        task, map_class=map_class, support=support, subsample=subsample, seed=seed, support_file=support_file,
-        concept_sup=concept_sup, supervise=supervise, params=params)
-    return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
-                         timeout=timeout, progress=progress)
+    timeout = check_seconds(timeout)
+    with time_limit(timeout, "the audit"):
+        problem = task if isinstance(task, Problem) else make_problem(
+            task, map_class=map_class, support=support, subsample=subsample, seed=seed, support_file=support_file,
+            concept_sup=concept_sup, supervise=supervise, params=params, groups=groups, concepts=concepts)
+        return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
+                             timeout=timeout, progress=progress)
 
 
 def compare(designs: Sequence, **options) -> Comparison:

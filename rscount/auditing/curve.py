@@ -5,14 +5,13 @@ per-draw function is plain and top level so a later sweep engine can call it.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
-import multiprocessing as mp
 import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..children import process_pool
 from ..errors import RscountError, SupportError
 from ..problem import Problem
 from ..support import Support, by_label, grid
@@ -123,8 +122,7 @@ def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "spa
             if progress:
                 progress(f"curve: {n + 1}/{len(jobs)} draws counted")
     else:
-        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_init,
-                                    initargs=(problem,)) as pool:
+        with process_pool(workers, _init, (problem,)) as pool:
             for n, (size, seed, c) in enumerate(pool.map(_job, jobs)):
                 results[(size, seed)] = c
                 if progress:

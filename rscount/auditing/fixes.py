@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BackendError, CountTimeout, RscountError
-from ..problem import MAP_CLASSES, Problem, Supervision
+from ..problem import MAP_CLASSES, Problem, Supervision, for_class
 from ..support import Support, exhaustive, grid
 from .maps import identity, kills
 
@@ -351,7 +351,7 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
             out[cls] = (None, False, f"over {JOINT_SPACE} concept vectors the joint count is astronomically large")
             continue
         try:
-            r = _count(dataclasses.replace(problem, map_class=cls), left)
+            r = _count(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)), left)
             out[cls] = (r.count, r.exact, "")
         except RscountError as exc:
             out[cls] = (None, False, str(exc).split(";")[0])

@@ -147,10 +147,8 @@ class Audit:
 
     def plot(self, path=None):
         """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG)."""
-        import matplotlib
-        if path is not None:
-            matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..output import pyplot
+        plt = pyplot(to_file=path is not None)
         shown = [c for c in self.relation.concepts if not c.identifiable][:12] or list(self.relation.concepts[:1])
         panels = len(shown) + (self.curve is not None)
         fig, axes = plt.subplots(1, panels, figsize=(3.2 * panels + 1, 3.4), squeeze=False)

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
+from ..children import die_with_parent
 from ..errors import BackendError, CountTimeout
 from ..result import Tally
 
@@ -205,8 +206,9 @@ def small_first(fn: Callable[[Deadline], object], rows: int, backend: str, optio
                         options.memory_mb, options.progress, options.cancel), False
 
 
-def _child(conn, fn, memory_mb):
+def _child(conn, fn, memory_mb, parent):
     try:
+        die_with_parent(parent)
         if memory_mb:
             limit = int(memory_mb) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -223,8 +225,8 @@ def _child(conn, fn, memory_mb):
 
 def check_accuracy(epsilon: float, delta: float) -> None:
     """Reject an (epsilon, delta) no estimate can promise."""
-    if not (epsilon > 0 and 0 < delta < 1):
-        raise BackendError(f"epsilon= must be > 0 and delta= in (0, 1), got {epsilon} and {delta}")
+    if not (0 < epsilon < float("inf") and 0 < delta < 1):
+        raise BackendError(f"epsilon= must be a finite number > 0 and delta= in (0, 1), got {epsilon} and {delta}")
 
 
 def _advice(backend: str, limit: str) -> str:
@@ -242,7 +244,7 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
     parent, child = ctx.Pipe(duplex=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    proc = ctx.Process(target=_child, args=(child, fn, memory_mb), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, fn, memory_mb, os.getpid()), daemon=True)
     start = time.monotonic()
     reported = 0.0
     proc.start()

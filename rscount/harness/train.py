@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ import torch
 
 from ..api import count_problem
 from ..errors import HarnessError, RscountError
-from ..output import make_folder, write_atomic
+from ..output import staged, write_atomic
 from ..problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, learned_map
@@ -74,6 +75,36 @@ class TrainConfig:
     device: str = "cpu"  # "cuda" where a GPU is present; CPU is what the tests run
     restarts: int = 1  # initialisations per seed, at most: one that does not fit the labels starts again
 
+    def __post_init__(self) -> None:
+        for name, low in (("epochs", 1), ("batch_size", 1), ("width", 1), ("n_train", 1), ("n_val", 1),
+                          ("n_test", 1), ("n_ood", 0), ("restarts", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SIZE:
+                raise HarnessError(f"{name}= must be a whole number from {low} to {MAX_SIZE:,}, got {value!r:.40}")
+        if self.threads is not None and (not isinstance(self.threads, int) or not 1 <= self.threads <= 1024):
+            raise HarnessError(f"threads= must be a whole number from 1 to 1024, got {self.threads!r:.40}")
+        for name, positive in (("lr", True), ("p", True), ("weight_decay", False), ("concept_weight", False),
+                               ("entropy", False)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0 or (positive and value == 0):
+                raise HarnessError(f"{name}= must be a finite number {'> 0' if positive else '>= 0'}, "
+                                   f"got {value!r:.40}")
+
+
+MAX_SIZE = 10_000_000  # examples, epochs, widths: past this a run is a mistake, not an experiment
+MAX_SEED = (1 << 63) - 1 - 1000 * RESTART_STRIDE  # torch seeds (seed + restarts) stay within 64 bits
+
+
+def check_seeds(seeds: Sequence[int]) -> tuple:
+    """The training seeds as a tuple of whole numbers from 0 to MAX_SEED (torch's seeds are 64-bit)."""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise HarnessError("seeds= is empty; give at least one training seed")
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= MAX_SEED:
+            raise HarnessError(f"seed {s!r:.40} must be a whole number from 0 to {MAX_SEED:,}")
+    return tuple(int(s) for s in seeds)
 
 @dataclass(frozen=True, eq=False)
 class SeedResult:
@@ -379,6 +410,7 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
     CountResult) and ``predicted`` (the audit's relation) reuse what an earlier run of the same problem found.
     """
     config = config or TrainConfig(model=model, **overrides)
+    seeds = check_seeds(seeds)
     check_inputs(problem, config.inputs)  # fail on unusable options before the (maybe long) count
     counted, predicted, error = count_and_relation(problem, count_timeout, counted, predicted)
     if workers > 1 and len(seeds) > 1:
@@ -408,10 +440,11 @@ def count_and_relation(problem: Problem, timeout: float | None, counted=None, pr
 
 def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
     """One process per seed (at most ``workers`` at a time), forked so the problem is not copied by pickling."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from ..children import process_pool
     out = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+    with process_pool(workers) as pool:
         futures = {pool.submit(train_seed, problem, config, s): s for s in seeds}
         for n, future in enumerate(as_completed(futures), 1):
             out[futures[future]] = future.result()
@@ -420,36 +453,40 @@ def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], worke
     return tuple(out[s] for s in seeds)
 
 
+RUN_FILES = ("report.json", "model-seed*.pt", "curve-seed*.csv", "confusion-seed*.json", "confusion-seed*.png")
+
+
 def save(report: TrainReport, folder: str | Path) -> list:
     """Write report.json, per-seed confusion data (.json), figures (.png), learning curves (.csv) and the selected
     model's weights (model-seedN.pt) into ``folder``.
 
-    Each file is written whole or not at all (:func:`rscount.output.write_atomic`);
-    report.json comes last, so its presence means the folder is complete.
+    All or nothing: the files are written into a staging folder and moved in together, and an earlier run's
+    files there (by these names) that this run does not write are removed, so the folder never mixes two runs.
     """
     import io
 
     from .plots import confusion_figure
-    folder = make_folder(folder)
-    written = []
-    for s in report.seeds:
-        if s.state is not None:
-            buf = io.BytesIO()
-            torch.save(s.state, buf)
-            write_atomic(folder / f"model-seed{s.seed}.pt", buf.getvalue())
-            written.append(folder / f"model-seed{s.seed}.pt")
-        write_atomic(folder / f"curve-seed{s.seed}.csv", "epoch,loss,val_mF1_Y,val_accuracy\n" + "".join(
-            f"{e},{loss},{f1},{acc}\n" for e, (loss, f1, acc) in enumerate(s.curve, 1)))
-        written.append(folder / f"curve-seed{s.seed}.csv")
-        if s.concepts is None:
-            continue
-        stem = f"confusion-seed{s.seed}"
-        data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
-        write_atomic(folder / f"{stem}.json", json.dumps(data))
-        confusion_figure(report.problem.task, s, folder / f"{stem}.png", report.predicted)
-        written += [folder / f"{stem}.json", folder / f"{stem}.png"]
-    write_atomic(folder / "report.json", json.dumps(report.to_dict(), indent=1, default=_plain))  # last: complete
-    return sorted(written + [folder / "report.json"])
+    folder = Path(folder)
+    names = []
+    with staged(folder, RUN_FILES) as stage:
+        for s in report.seeds:
+            if s.state is not None:
+                buf = io.BytesIO()
+                torch.save(s.state, buf)
+                write_atomic(stage / f"model-seed{s.seed}.pt", buf.getvalue())
+                names.append(f"model-seed{s.seed}.pt")
+            write_atomic(stage / f"curve-seed{s.seed}.csv", "epoch,loss,val_mF1_Y,val_accuracy\n" + "".join(
+                f"{e},{loss},{f1},{acc}\n" for e, (loss, f1, acc) in enumerate(s.curve, 1)))
+            names.append(f"curve-seed{s.seed}.csv")
+            if s.concepts is None:
+                continue
+            stem = f"confusion-seed{s.seed}"
+            data = {pc["concept"]: pc["confusion"].tolist() for pc in s.concepts["per_concept"]}
+            write_atomic(stage / f"{stem}.json", json.dumps(data))
+            confusion_figure(report.problem.task, s, stage / f"{stem}.png", report.predicted)
+            names += [f"{stem}.json", f"{stem}.png"]
+        write_atomic(stage / "report.json", json.dumps(report.to_dict(), indent=1, default=_plain))
+    return sorted(folder / n for n in names + ["report.json"])
 
 
 def _plain(value):

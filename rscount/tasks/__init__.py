@@ -16,7 +16,7 @@ from . import families
 __all__ = ["get_task", "task_names", "knowledge_dir", "FAMILIES"]
 
 FAMILIES = families.FAMILIES
-_SIZED = re.compile(r"^(xor|and|or)(\d+)$")
+_SIZED = re.compile(r"(xor|and|or)([0-9]{1,9})")
 
 
 def knowledge_dir() -> Path:
@@ -34,17 +34,25 @@ def _spec_files() -> dict:
 
 
 def task_names() -> list:
-    """Names a user can pass to :func:`get_task` (families shown with their default size)."""
-    return sorted(set(FAMILIES) | set(_spec_files()))
+    """Names a user can pass to :func:`get_task`: the sized families (xorK, andK, orK) with their default size,
+    as ``xor3``."""
+    sized = {name: f"{name}{_DEFAULT_K}" for name in ("xor", "and", "or")}
+    return sorted({sized.get(n, n) for n in FAMILIES} | set(_spec_files()))
+
+
+_DEFAULT_K = 3
 
 
 def get_task(name: str, **params) -> Task:
     """Return the library task ``name`` (``xor3``, ``and4``, ``mnadd``, ...) built with ``params``."""
-    m = _SIZED.match(name)
+    if not isinstance(name, str):
+        raise TypeError(f"a task name is text such as 'xor3', not {type(name).__name__}")
+    m = _SIZED.fullmatch(name)
     if m:
         if "k" in params:
             if str(params["k"]).strip() != str(int(m.group(2))):
-                raise TaskError(f"task {name} already fixes k={m.group(2)}; drop the parameter k or use task {m.group(1)}")
+                raise TaskError(f"task {name} already fixes k={int(m.group(2))}; for k={str(params['k']).strip()} name "
+                                f"task {m.group(1)}{str(params['k']).strip()} (or task {m.group(1)} with param k)")
             params = {key: v for key, v in params.items() if key != "k"}
         return FAMILIES[m.group(1)](k=int(m.group(2)), **params)
     if name in FAMILIES:
@@ -54,5 +62,7 @@ def get_task(name: str, **params) -> Task:
         if params:
             raise TaskError(f"task {name} is a fixed spec and takes no parameters (got {', '.join(params)})")
         return task_from_spec(load_spec(specs[name]))
-    raise TaskError(f"unknown task {name!r}; known tasks: {', '.join(task_names())} "
-                    f"(xorK/andK/orK take any K >= 2); see task_names()")
+    hint = ("; knowledge text goes to rscount.task_from_text(text, concepts), or --knowledge on the command line"
+            if re.search(r"[^A-Za-z0-9_-]", name) else f"; known tasks: {', '.join(task_names())} "
+            f"(xorK/andK/orK take any K >= 2)")
+    raise TaskError(f"unknown task {name!r:.80}{hint}")

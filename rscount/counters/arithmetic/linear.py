@@ -104,7 +104,8 @@ def _holds(op: str, value: np.ndarray) -> np.ndarray:
 
 
 def integer_domains(task) -> bool:
-    return all(all(isinstance(v, int) and not isinstance(v, bool) for v in c.domain) or c.is_bool
+    """Whether every concept's values are integers and every value of the knowledge fits the int64 algebra here."""
+    return not task.wide and all(all(isinstance(v, int) and not isinstance(v, bool) for v in c.domain) or c.is_bool
                for c in task.concepts)
 
 

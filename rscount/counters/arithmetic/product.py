@@ -71,7 +71,7 @@ def product_label(expr) -> tuple | None:
 
 def natural_domains(task) -> bool:
     """Whether every concept's values are nonnegative integers (products of them factor into primes)."""
-    return all(isinstance(v, int) and v >= 0 for c in task.concepts for v in c.domain)
+    return not task.wide and all(isinstance(v, int) and v >= 0 for c in task.concepts for v in c.domain)
 
 
 def applies(problem) -> bool:

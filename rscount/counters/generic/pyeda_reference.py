@@ -114,7 +114,7 @@ class PyedaReference(Counter):
     name = "pyeda-reference"
 
     def unavailable(self) -> str | None:
-        return missing("pyeda.boolalg.expr", "pyeda")
+        return missing("pyeda.boolalg.expr", "'rscount[bench]'")
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class not in CLASSES:
