@@ -70,7 +70,7 @@ def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(
     """Build supervision from ``--concept-sup F|N`` and ``--supervise NAME[=VALUE]`` options."""
     rows: frozenset = frozenset()
     if concept_sup not in (None, "", 0):
-        amount = parse_amount(concept_sup, "concept_sup=") if isinstance(concept_sup, str) else concept_sup
+        amount = parse_amount(concept_sup, "concept_sup=")
         n = int(round(amount * support.length)) if isinstance(amount, float) else int(amount)
         if n > support.length:
             raise SupportError(f"concept_sup={concept_sup} asks for {n} vectors; the support has {support.length}")

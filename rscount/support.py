@@ -174,7 +174,9 @@ def exhaustive(task: Task) -> Support:
 
 
 def parse_amount(text, what: str) -> float | int:
-    """Read a fraction (``0.5``) or a count (``10``) given on the command line."""
+    """Read a fraction (``0.5``) or a count (``10``), as text from the command line or a number."""
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise SupportError(f"{what} {brief(text)} is neither a fraction nor a count")
     try:
         value = float(text)
     except (TypeError, ValueError):
@@ -202,7 +204,7 @@ def _how_many(amount, total: int, what: str) -> int:
 
 def subsample(task: Task, amount, seed: int = 0, base: Support | None = None) -> Support:
     """Return a seeded sample (fraction or count) of ``base`` (default: exhaustive)."""
-    amount = parse_amount(amount, "subsample=") if isinstance(amount, str) else amount
+    amount = parse_amount(amount, "subsample=")
     total = base.length if base is not None else task.space_size
     n = _how_many(amount, total, "subsample=")
     if n == 0:

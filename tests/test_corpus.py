@@ -43,6 +43,31 @@ def _files(tmp: Path) -> None:
     (tmp / "xor3000.yaml").write_text(
         "name: xor3000\nconcepts: [" + ", ".join(f"x{i}" for i in range(3000)) + "]\n"
         "labels: ['" + " ^ ".join(f"x{i}" for i in range(3000)) + "']\n")
+    (tmp / "two-show.cnf").write_text("p cnf 3 1\nc p show 1 0\nc p show 2 3 0\n1 2 3 0\n")
+    (tmp / "superscript.cnf").write_text("p cnf 2 1\n1 \u00b22 0\n")
+    (tmp / "huge-header.cnf").write_text("p cnf 2147483648 1\n1 0\n")
+    (tmp / "many-vars.cnf").write_text("p cnf 5000000 0\n")
+    (tmp / "dup-concept.yaml").write_text("concepts: {a: bool, a: 0..3}\nlabels: [a]\n")
+    (tmp / "dup-labels.yaml").write_text("concepts: {a: bool, b: bool}\nlabels: [a]\nlabels: [b]\n")
+    (tmp / "dup.json").write_text('{"concepts": {"a": "bool", "a": "0..3"}, "labels": ["a"]}')
+    (tmp / "def-clash.yaml").write_text("concepts: {a: bool, b: bool, c: bool}\ndefinitions: {a: 'b & c'}\n"
+                                        "labels: [a]\n")
+    (tmp / "kand-clash.yml").write_text("n_figures: 2\nn_shapes: 1\nlogic: 'shape_1 == square'\n"
+                                        "aggregator_symbols: [shape_1_f1, p2]\n")
+    (tmp / "newline-name.yaml").write_text('concepts: {"a\\n": bool}\nlabels: [a]\n')
+    levels = ["a: &a [" + ", ".join(['"lol"'] * 9) + "]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    (tmp / "bomb.yaml").write_text("\n".join(levels) + "\nconcepts: *i\nlabels: [a]\n")
+    (tmp / "recursive.yaml").write_text("a: &a [*a]\n")
+    (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp / "deep.yaml").write_text("concepts: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    (tmp / "range-int.yaml").write_text("concepts: {a: {range: 3}}\nlabels: [a]\n")
+    (tmp / "range-three.yaml").write_text("concepts: {a: {range: [1, 2, 3]}}\nlabels: [a]\n")
+    (tmp / "unclosed.yml").write_text("n_digits: 2\nxor_rule: false\nsymbols: [a, b]\nlogic: '(a & b'\n")
+    (tmp / "xor45.yml").write_text("n_digits: 45\nxor_rule: true\n")
+    (tmp / "wide-relation.yaml").write_text("concepts: {a: bool}\nrelation:\n  labels: {y: 0..255, z: 0..255}\n"
+                                            "  constraints: ['y == a', 'z == a']\n")
     (tmp / "mixed200.yaml").write_text(
         "name: mixed\nconcepts: [" + ", ".join(f"x{i}" for i in range(200)) + "]\n"
         "labels: ['" + " ^ ".join(f"(x{i} & x{i + 1})" if i % 2 == 0 else f"x{i}" for i in range(200)) + "']\n")

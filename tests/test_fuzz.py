@@ -146,12 +146,89 @@ def test_audit_supervision_items(items, map_class):
     _only_ours(rscount.audit, problem, timeout=5)
 
 
+ALIASED_YAML = st.lists(st.sampled_from([
+    "concepts: &c {a: bool, b: bool}\n", "concepts: {a: bool, a: bool}\n", "labels: [a]\n", "labels: *c\n",
+    "x: &x [1, 2]\n", "y: &y [*x, *x, *x]\n", "z: [*y, *y, *y, *y]\n", "support: *x\n", "labels: {y: &t a}\n",
+    "definitions: {q: *t}\n", "r: &r [*r]\n", "groups: [[a, b]]\n", "support: [[0, 1], *x]\n", "name: n\n",
+]), max_size=7).map("".join)
+
+
+@fuzz
+@given(ALIASED_YAML)
+def test_spec_files_with_aliases_and_repeated_keys(text):
+    _read_file(lambda path: task_from_spec(load_spec(path)), ".yaml", text.encode())
+
+
+PROJECTED_DIMACS = st.lists(st.sampled_from([
+    "p cnf 3 2\n", "p cnf 3 1\n", "c p show 1 0\n", "c p show 2 3 0\n", "c p show 4 0\n", "c p show\n",
+    "c var 1 concept a=1\n", "c var 2 label y=1\n", "c var \u00b2 concept b=0\n", "1 2 0\n", "-1 3 0\n",
+    "2 -3\n", "0\n", "c p show 1 \u00b2 0\n", "p cnf 99999999999 1\n",
+]), max_size=8).map("".join)
+
+
+@fuzz
+@given(PROJECTED_DIMACS)
+def test_dimacs_with_projections(text):
+    try:
+        cnf = parse_dimacs(text)
+    except RscountError:
+        return
+    if cnf.show is not None:
+        assert len(set(cnf.show)) == len(cnf.show)  # every show line counts, each variable once
+    _only_ours(lambda: rscount.count(rscount.dimacs.task_from_cnf(cnf), timeout=5))
+
+
+NUMBERS = st.sampled_from(["0", "-1", "1", "0.5", "nan", "inf", "-inf", "1e300", "1e-300", "99999999999999999999",
+                           "18446744073709551617", "\u00b2", "", "x", "1_000", "0x10", " 3 ", "2.0"])
+
+
+@fuzz
+@given(st.sampled_from(["--timeout", "--memory-limit", "--subsample", "--concept-sup", "--epsilon", "--delta",
+                        "--seed", "--enumerate", "--support"]), NUMBERS)
+def test_numeric_options(flag, value):
+    """Any value of a numeric option gives a count or one line and exit 2 or 3, never a traceback."""
+    import contextlib
+    import io
+
+    from rscount.cli import main
+    value = f"by-label:{value}" if flag == "--support" else value
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["--task", "xor3", "--approx" if flag in ("--epsilon", "--delta") else "--exact", flag, value])
+        except SystemExit as exc:  # argparse's own type errors
+            code = exc.code
+    assert code in (0, 2, 3), (flag, value, err.getvalue())
+    assert "Traceback" not in err.getvalue()
+
+
+LIBRARY_ARGS = st.one_of(st.none(), st.integers(-2, 10 ** 20), st.floats(allow_nan=True), st.text("xor3 +d1", max_size=6),
+                         st.lists(st.integers(0, 1), max_size=3), st.sets(st.integers(0, 2), max_size=2),
+                         st.dictionaries(st.text("ab", max_size=2), st.integers(0, 1), max_size=2))
+
+
+@fuzz
+@given(st.sampled_from(["task", "timeout", "memory_mb", "support", "subsample", "supervise", "concept_sup", "seed",
+                        "map_class", "groups", "epsilon", "delta"]), LIBRARY_ARGS)
+def test_public_functions_take_or_refuse_any_argument(name, value):
+    """count() either counts or raises the library's error or a TypeError saying what it expected."""
+    kwargs = {"task": "xor3", name: value} if name != "task" else {"task": value}
+    task = kwargs.pop("task")
+    try:
+        rscount.count(task, timeout=kwargs.pop("timeout", 10), **kwargs)
+    except (RscountError, TypeError):
+        pass
+
+
 @pytest.mark.slow
 def test_many_examples_in_the_slow_tier():
-    """Run this module again with RSCOUNT_FUZZ=many (5000 examples per reader)."""
+    """Run this module (and test_trust.py's property tests) again with RSCOUNT_FUZZ=many (5000 examples per
+    reader)."""
     import subprocess
     import sys
     env = dict(os.environ, RSCOUNT_FUZZ="many")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-m", "not slow"],
+    trust = os.path.join(os.path.dirname(__file__), "test_trust.py")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, trust, "-m",
+                           "not slow"],
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
