@@ -15,7 +15,7 @@ from .errors import KnowledgeError
 from .logic import ARITHMETIC, COMPARISON, Const, Expr, Op, Var
 from .semantics import SCALAR
 
-__all__ = ["ValueTable", "compile_expr", "compile_bounded", "MAX_VALUES"]
+__all__ = ["ValueTable", "compile_bounded", "MAX_VALUES"]
 
 ValueTable = dict  # value -> Lit
 MAX_VALUES = 100_000
@@ -30,14 +30,10 @@ def precedence_hint(text: str) -> str:
     return ""
 
 
-def compile_expr(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> ValueTable:
-    """Return the value table of ``expr``; ``inputs`` maps concept names to tables."""
-    return compile_bounded(expr, circuit, inputs, text)[0]
-
-
 def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") -> tuple:
-    """(value table of ``expr``, the largest magnitude of an integer any of its subexpressions, or partial sums
-    and products of them, can take): the bound tells evaluators whether 64-bit integers hold every value."""
+    """Return (the value table of ``expr``, the largest magnitude of an integer any of its subexpressions or
+    partial sums and products can take); ``inputs`` maps concept names to tables. The bound tells evaluators
+    whether 64-bit integers hold every value."""
     compiler = _Compiler(circuit, inputs, text or _show(expr))
     table = compiler.table(expr)
     return table, compiler.bound

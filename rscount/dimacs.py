@@ -12,8 +12,9 @@ from .textfiles import read_text
 
 __all__ = ["Cnf", "read_dimacs", "parse_dimacs", "format_dimacs", "write_atomic", "task_from_cnf"]
 
-MAX_VARS = 100_000  # declared variables (each may become a concept with its own alpha variables)
+MAX_VARS = 1 << 24  # declared variables (gates included)
 MAX_CLAUSES = 1 << 24
+MAX_CONCEPTS = 100_000  # variables read as concepts (each gets alpha variables): past this no counter can help
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
                 raise DimacsError(f"{source}:{lineno}: negative count in header {line!r}")
             if nvars > MAX_VARS or nclauses > MAX_CLAUSES:
                 raise DimacsError(f"{source}:{lineno}: header {line!r} declares more than {MAX_VARS:,} variables "
-                                  f"or {MAX_CLAUSES:,} clauses, over what rscount encodes; split the problem")
+                                  f"or {MAX_CLAUSES:,} clauses, over what rscount reads; split the problem")
             continue
         if nvars is None:
             raise DimacsError(f"{source}:{lineno}: clause before the 'p cnf' header")
@@ -123,6 +124,9 @@ def task_from_cnf(cnf: Cnf, name: str = "cnf"):
         return _named_task(cnf, name)
     if cnf.show is not None:
         return _shown_task(cnf, name)
+    if cnf.nvars > MAX_CONCEPTS:
+        raise DimacsError(f"{name}: every one of the {cnf.nvars:,} variables would be a concept (no 'c p show' or "
+                          f"'c var' lines), over the limit of {MAX_CONCEPTS:,}; show the concept variables")
     concepts = tuple(Concept(f"x{i}", (0, 1)) for i in range(1, cnf.nvars + 1))
     clauses = []
     for clause in cnf.clauses:

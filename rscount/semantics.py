@@ -6,6 +6,8 @@ evaluation over numpy arrays; both follow Python's integer semantics.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["SCALAR", "ARRAY", "evaluate", "apply_scalar"]
@@ -46,16 +48,21 @@ SCALAR = {
     "ge": lambda x, y: int(x >= y),
 }
 
+_NARY = {"and": lambda v: int(all(map(bool, v))), "or": lambda v: int(any(map(bool, v))),
+         "xor": lambda v: sum(map(bool, v)) % 2, "add": sum, "mul": math.prod, "min": min, "max": max}
+
+
 def apply_scalar(op: str, values: list):
-    """Apply any operator of the language to plain values (as value-by-value readings of K need)."""
+    """Apply any operator of the language to plain values (as value-by-value readings of K need); the n-ary ones
+    (``a ^ b ^ c`` is one xor of three) take any number of arguments."""
     if op == "ite":
         return values[1] if values[0] else values[2]
     if op == "implies":
         return int(not values[0] or bool(values[1]))
     if op == "equiv":
         return int(len({bool(v) for v in values}) == 1)
-    if op in ("and", "or", "xor") and len(values) == 1:
-        return int(bool(values[0]))
+    if op in _NARY:
+        return _NARY[op](values)
     return SCALAR[op](*values)
 
 

@@ -17,7 +17,7 @@ from rscount.errors import BackendError, KnowledgeError, OptionError, OutputErro
 from rscount.logic import Const, Op, Var
 
 MANY = os.environ.get("RSCOUNT_FUZZ") == "many"  # the slow tier's run of test_fuzz.py sets it for this module too
-fuzz = settings(max_examples=600 if MANY else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+fuzz = settings(max_examples=600 if MANY else 25, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True, database=None)
 
 
