@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
+import numpy as np
+
 from . import support as supports
 from .counters import COUNTERS, Options, get_counter
 from .counters.base import Cancelled, Deadline, race
@@ -91,12 +93,18 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         base = supports.by_label(task, int(size), seed)
     elif isinstance(support, str):
         base = supports.explicit(task, support)
+    elif isinstance(support, (list, tuple, np.ndarray)):
+        base = supports.from_rows(task, support.tolist() if isinstance(support, np.ndarray) else list(support))
     else:
-        base = supports.from_rows(task, list(support))
+        raise TypeError(f"support= takes a Support, 'exhaustive', 'by-label:N', vectors as text ('1,1;0,1') or a "
+                        f"list of vectors, not {type(support).__name__}")
     if subsample is not None:
         base = supports.subsample(task, subsample, seed, base)
     if isinstance(supervise, str):
         supervise = (supervise,)  # one concept (or value), not its letters
+    if not isinstance(supervise, (list, tuple)) or not all(isinstance(s, str) for s in supervise):
+        raise TypeError(f"supervise= takes a concept name ('d1'), a value ('d1=4') or a list of them, not "
+                        f"{brief(supervise, 40)}")
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision)
 

@@ -82,8 +82,10 @@ _INT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() also takes 'Â
 
 def _ints(tokens, source, lineno) -> list:
     for t in tokens:
-        if not _INT.fullmatch(t) or len(t) > 20:
+        if not _INT.fullmatch(t):
             raise DimacsError(f"{source}:{lineno}: {t[:40]!r} is not an integer")
+        if len(t) > 20:
+            raise DimacsError(f"{source}:{lineno}: {t[:40]!r} is too large for a DIMACS number")
     return [int(t) for t in tokens]
 
 

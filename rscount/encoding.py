@@ -80,6 +80,8 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
     encoded: the value maps of one block of the structural counter. A
     ``deadline`` (anything with ``check()``) is checked once per support vector.
     """
+    if not isinstance(problem, Problem):
+        raise TypeError(f"encode() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
     cls = problem.map_class
     if cls not in CNF_CLASSES:
         raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use backend=closed-form")

@@ -101,6 +101,9 @@ def parse_concepts(spec: Any) -> tuple:
             dom = dom.strip()
             if dom.startswith("{") and dom.endswith("}"):
                 dom = [v for v in dom[1:-1].split(",") if v.strip()]
+                if not dom:
+                    raise TaskError(f"concept {name.strip()!r}: the domain {{}} is empty; list its values, e.g. "
+                                    f"{{red,blue}}")
             pairs.append((name.strip(), dom or "bool"))
     elif isinstance(spec, Mapping):
         pairs = list(spec.items())
@@ -205,7 +208,12 @@ def task_from_text(knowledge: str | list, concepts: str | None = None, name: str
 
     ``groups`` (``"d1,d2;s1,s2"`` or a list of lists of names) are the concepts that share one classifier.
     """
+    if not isinstance(knowledge, (str, list, tuple)):
+        raise TypeError(f"knowledge is text ('a ^ b') or a list of texts, one per label, not "
+                        f"{type(knowledge).__name__}")
     texts = [knowledge] if isinstance(knowledge, str) else list(knowledge)
+    if not texts or any(not str(t).strip() for t in texts):
+        raise KnowledgeError("knowledge text is empty; write an expression such as 'a ^ b'")
     if concepts is None:
         found: list = []
         for t in texts:
@@ -221,7 +229,12 @@ def task_from_sympy(exprs, concepts=None, name: str = "sympy", groups=None) -> T
     (a range, a list, or ``"bool"``); without it every symbol is a boolean concept. Symbols that name a value of
     some concept's domain (``red``) are that value. Expressions are walked as trees, never turned into text.
     """
-    from .sympy_bridge import from_sympy, sympy_names
+    from .sympy_bridge import from_sympy, is_sympy, sympy_names
+    items = list(exprs.values()) if isinstance(exprs, Mapping) else exprs if isinstance(exprs, (list, tuple)) \
+        else [exprs]
+    if not all(is_sympy(e) or isinstance(e, str) for e in items):
+        raise TypeError(f"task_from_sympy() takes sympy expressions (one, a list or a mapping label -> expression), "
+                        f"not {brief(exprs, 40)}")
     if isinstance(exprs, Mapping):
         named = {str(k): v for k, v in exprs.items()}
     else:
@@ -304,6 +317,10 @@ def _relation_labels(spec, concepts, values, definitions) -> tuple:
     if not isinstance(spec, Mapping) or "labels" not in spec or "constraints" not in spec:
         raise KnowledgeError("relation needs 'labels' (label variables and domains) and 'constraints'")
     lab_vars = parse_concepts(spec["labels"])
+    clash = {c.name for c in lab_vars} & {c.name for c in concepts}
+    if clash:
+        raise KnowledgeError(f"relation label {sorted(clash)[0]!r} has the name of a concept, so the constraints "
+                             f"could not tell them apart; rename the label")
     combos = math.prod(len(c.domain) for c in lab_vars)
     if combos > MAX_LABEL_COMBOS:
         raise KnowledgeError(f"the relation's labels have {combos:,} value combinations (limit "

@@ -68,6 +68,9 @@ def _files(tmp: Path) -> None:
     (tmp / "xor45.yml").write_text("n_digits: 45\nxor_rule: true\n")
     (tmp / "wide-relation.yaml").write_text("concepts: {a: bool}\nrelation:\n  labels: {y: 0..255, z: 0..255}\n"
                                             "  constraints: ['y == a', 'z == a']\n")
+    (tmp / "relation-clash.yaml").write_text("concepts: {a: bool}\nrelation:\n  labels: {a: bool}\n"
+                                             "  constraints: [a]\n")
+    (tmp / "long-number.cnf").write_text("p cnf 2 1\n1 2" + "0" * 30 + " 0\n")
     (tmp / "mixed200.yaml").write_text(
         "name: mixed\nconcepts: [" + ", ".join(f"x{i}" for i in range(200)) + "]\n"
         "labels: ['" + " ^ ".join(f"(x{i} & x{i + 1})" if i % 2 == 0 else f"x{i}" for i in range(200)) + "']\n")

@@ -237,6 +237,13 @@ def test_sympy_undefined_functions_and_huge_powers_are_refused():
     (lambda: rscount.count("d1 + d2"), rscount.TaskError, "task_from_text"),
     (lambda: rscount.count_problem("xor3"), TypeError, "count_problem() takes a Problem"),
     (lambda: rscount.count(rscount.make_problem("xor3")), TypeError, "count_problem(problem)"),
+    (lambda: rscount.count("xor3", support=5), TypeError, "support= takes a Support"),
+    (lambda: rscount.count("xor3", supervise=5), TypeError, "supervise= takes a concept name"),
+    (lambda: rscount.task_from_text(None), TypeError, "knowledge is text"),
+    (lambda: rscount.task_from_sympy(None), TypeError, "task_from_sympy() takes sympy expressions"),
+    (lambda: rscount.encode(None), TypeError, "encode() takes a Problem"),
+    (lambda: rscount.get_counter(None), BackendError, "unknown backend None"),
+    (lambda: rscount.get_task(None), TypeError, "a task name is text"),
 ])
 def test_library_misuse_says_what_it_expected(call, error, words):
     with pytest.raises(error, match=None) as info:
@@ -245,6 +252,7 @@ def test_library_misuse_says_what_it_expected(call, error, words):
 
 
 def test_library_takes_groups_concepts_and_one_supervision_item():
+    assert rscount.count("xor3", support=np.array([[0, 1, 1]])).count == rscount.count("xor3", support="0,1,1").count
     t = rscount.get_task("mnadd-half")
     assert rscount.count(t, supervise="d1", map_class="shared").count == \
         rscount.count(t, supervise=["d1"], map_class="shared").count

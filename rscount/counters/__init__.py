@@ -52,5 +52,5 @@ def get_counter(name: str) -> Counter:
     """Return the backend called ``name``; raise BackendError listing the valid names."""
     try:
         return COUNTERS[name]
-    except KeyError:
-        raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(COUNTERS)}") from None
+    except (KeyError, TypeError):
+        raise BackendError(f"unknown backend {name!r:.40}; choose one of {', '.join(COUNTERS)}") from None
