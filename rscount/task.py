@@ -221,7 +221,7 @@ class Task:
         env = {}
         for i, c in enumerate(self.concepts):
             table = self._values(i)
-            identity = vectors.dtype == np.int64 and np.array_equal(table, np.arange(len(table)))
+            identity = not self.wide and vectors.dtype == np.int64 and np.array_equal(table, np.arange(len(table)))
             env[c.name] = vectors[:, i] if identity else table[vectors[:, i]]  # values 0..d-1: no gather
         return self._evaluate_env(env, vectors.shape[0])
 

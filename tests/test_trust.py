@@ -42,7 +42,7 @@ def _scalar(expr, env: dict):
     return logic[op](a)
 
 
-BIG = st.sampled_from([0, 1, 2, 3, (1 << 31) + 1, 1 << 40, (1 << 40) + 1, 1 << 62, (1 << 63) + 5, 10 ** 20, -(1 << 41)])
+BIG = st.sampled_from([0, 1, 2, 3, 4, (1 << 31) + 1, 1 << 40, (1 << 40) + 1, 1 << 62, (1 << 63) + 5, 10 ** 20, -(1 << 41)])
 NAMES = st.sampled_from(["red", "blue"])
 
 
@@ -52,7 +52,8 @@ def wide_tasks(draw):
     k = draw(st.integers(2, 3))
     domains = []
     for _ in range(k):
-        values = draw(st.lists(st.one_of(BIG, NAMES), min_size=1, max_size=3, unique=True))
+        values = draw(st.one_of(st.lists(st.one_of(BIG, NAMES), min_size=1, max_size=3, unique=True),
+                                st.integers(2, 4).map(lambda d: list(range(d)))))  # 0..d-1: read without a table
         domains.append(values)
     names = [f"c{i}" for i in range(k)]
     ints = [n for n, d in zip(names, domains) if all(isinstance(v, int) for v in d)]
@@ -62,6 +63,8 @@ def wide_tasks(draw):
         parts.append(f"{ints[0]} * {ints[1]} {draw(st.sampled_from(['>', '==', '!=', '<=']))} {draw(BIG)}")
     if ints:
         parts.append(f"{ints[0]} * {draw(BIG)} + {draw(BIG)} > {draw(BIG)}")
+        power = " * ".join([ints[-1]] * draw(st.sampled_from([2, 33, 63, 64, 65])))  # 2**64 wraps to 0 in int64
+        parts.append(f"{power} {draw(st.sampled_from(['==', '>']))} {draw(st.sampled_from([0, 1, 1 << 63]))}")
     if named:
         other = draw(st.sampled_from(names))
         parts.append(f"{named[0]} == {other}")
