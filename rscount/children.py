@@ -14,7 +14,7 @@ import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["die_with_parent", "process_pool"]
+__all__ = ["die_with_parent", "process_pool", "allow_children"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -63,3 +63,11 @@ def _kill(pool: ProcessPoolExecutor) -> None:
     for proc in processes:
         with contextlib.suppress(Exception):
             proc.join(timeout=2)
+
+
+def allow_children() -> None:
+    """Let this process start children even if it is a daemonic worker (Dask's default): multiprocessing forbids
+    that to avoid orphans, and the children here die with their parent anyway (:func:`die_with_parent`)."""
+    config = getattr(mp.current_process(), "_config", None)
+    if isinstance(config, dict):
+        config["daemon"] = False

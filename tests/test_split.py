@@ -133,6 +133,7 @@ class TestSampledSplit:
         assert split.split_problem(problem) is None
         assert rscount.count_problem(problem).count == rscount.count_problem(problem, "bruteforce").count
 
+    @pytest.mark.slow  # test_complete_matches_bruteforce checks the same path on small tasks
     def test_sdd_oia_complete_splits_on_its_sample(self):
         """The three action parts of SDD-OIA keep their sources on the 1,000-vector sample: the split count
         equals the search over whole maps (4,242 partial maps, about 1 s)."""

@@ -141,7 +141,7 @@ class TestAutomorphism:
         assert rscount.count(f"and{n}", backend="automorphism").count == math.factorial(n)
         assert rscount.count(f"xor{n}", map_class="disentangled", backend="automorphism").count == 2 ** (n - 1)
 
-    @pytest.mark.parametrize("primitives, want", [(2, 165888), (3, 13436928)])
+    @pytest.mark.parametrize("primitives, want", [(2, 165888), pytest.param(3, 13436928, marks=pytest.mark.slow)])
     def test_kand_logic_complete(self, primitives, want):
         """y = [colour pattern of figure 1 == of figure 2] or [same for shapes]. A bijection keeps every
         pattern (pattern classes have distinct sizes), so per figure and attribute it is one value
