@@ -30,6 +30,7 @@ from .problem import MAP_CLASSES, Problem, Supervision, make_supervision
 from .result import ConceptMap, CountResult, JointMap
 from .spec import load_spec, task_from_spec, task_from_sympy, task_from_text
 from .support import Support
+from .sweeps import sweep
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
 
@@ -39,5 +40,5 @@ __all__ = [
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
-    "CountTimeout", "DimacsError", "OptionError", "HarnessError", "audit", "compare", "Audit", "Comparison",
+    "CountTimeout", "DimacsError", "OptionError", "sweep", "HarnessError", "audit", "compare", "Audit", "Comparison",
 ]

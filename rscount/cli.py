@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="countrss [count]", description="Count the optimal concept maps (and so the reasoning "
                 "shortcuts) of a neuro-symbolic task before any model is trained. Subcommands: count (the "
                 "default), audit ('countrss audit --help': what a model may confuse and the cheapest fix), train "
-                "('countrss train --help': train models and check them against the count).")
+                "('countrss train --help': train models and check them against the count), sweep ('countrss "
+                "sweep --help': grids of counts, audits and training runs on Dask).")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     src = add_task_options(p)
     src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
@@ -438,7 +439,68 @@ def _count(argv: Sequence[str], out, err) -> int:
     return 0
 
 
-COMMANDS = {"count": _count, "audit": _audit, "train": _train}
+def build_sweep_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss sweep", description="Run a grid of counts, audits or training runs (a YAML file whose "
+                "list-valued keys are crossed: tasks, map_class, support, subsample, seeds, supervise, concept_sup, "
+                "backend, job) on Dask, one row per point, resuming from the output. Needs the sweep extra: "
+                "pip install 'rscount[sweep]'.")
+    p.add_argument("grid", metavar="GRID.yaml", help="the grid file")
+    p.add_argument("--out", required=True, metavar="FILE", help="rows as .jsonl, .csv or a .parquet folder; "
+                   "points already there are not run again")
+    p.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: the "
+                   "cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask cluster, e.g. tcp://HOST:8786")
+    add_status_options(p, "a progress bar")
+    return p
+
+
+def _sweep(argv: Sequence[str], out, err) -> int:
+    from .sweeps import load_grid, sweep
+    args = build_sweep_parser().parse_args(argv)
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise _UsageError(f"--workers must be at least 1 and at most {MAX_WORKERS}")
+    if args.workers is not None and args.scheduler is not None:
+        raise _UsageError("--workers sizes the local cluster; an existing one (--scheduler) has its own workers")
+    grid = load_grid(args.grid)
+    shown = args.progress or (err.isatty() and not args.quiet)
+    bar = _SweepBar(err) if shown else None
+    try:
+        table = sweep(grid, args.out, workers=args.workers, scheduler=args.scheduler, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    tally = table["status"].value_counts().to_dict() if len(table) else {}
+    print(f"sweep {grid.name}: {len(table)} points in {args.out} ("
+          + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("ok", "timeout", "error", "lost")) + ")", file=out)
+    return 0
+
+
+class _SweepBar:
+    """One progress bar for a sweep: done, failed, ETA (tqdm on a terminal, lines elsewhere)."""
+
+    def __init__(self, err):
+        from tqdm import tqdm
+        self.err, self.bar, self._tqdm = err, None, tqdm
+
+    def __call__(self, state: dict) -> None:
+        if "dashboard" in state:
+            print(f"countrss sweep: Dask dashboard at {state['dashboard']}", file=self.err)
+            return
+        if self.bar is None:
+            if state.get("resumed"):
+                print(f"countrss sweep: {state['resumed']} points already in the output, not run again", file=self.err)
+            self.bar = self._tqdm(total=state["total"], file=self.err, desc="sweep", unit="point",
+                                  dynamic_ncols=True)
+        self.bar.n = state["done"]
+        self.bar.set_postfix(failed=state["failed"], refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+COMMANDS = {"count": _count, "audit": _audit, "train": _train, "sweep": _sweep}
 
 # The library names its parameters (backend=, timeout=, approx=True); the command line says its flags.
 _FLAGS = [(r"\bbackend=", "--backend "), (r"\btimeout=", "--timeout"), (r"\bapprox=True", "--approx"),

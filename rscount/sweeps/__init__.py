@@ -1,0 +1,129 @@
+"""Sweeps: grids of counts, audits and training runs on Dask, written as tidy tables that resume.
+
+``rscount.sweep(grid, out=...)`` and ``countrss sweep GRID.yaml --out FILE``
+cross a grid (:mod:`.grid`) into points, run each point (:mod:`.jobs`) on a
+Dask cluster (:mod:`.engine`) and write one row per point (:mod:`.table`);
+points already in the output are not run again. Dask, pandas and pyarrow
+are the ``sweep`` extra; a single count imports none of them.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Callable, Mapping, Optional
+
+from .grid import Grid, Point, SweepError, grid_from_mapping, load_grid
+from .jobs import ROW_FIELDS, run_point
+from .table import open_table, read_rows
+
+__all__ = ["sweep", "Grid", "Point", "SweepError", "load_grid", "grid_from_mapping", "run_point", "read_rows",
+           "SweepTable", "ROW_FIELDS"]
+
+
+def sweep(grid: Grid | Mapping | str | Path, out: str | Path | None = None, *, workers: int | None = None,
+          scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None):
+    """Run every point of ``grid`` (a Grid, a mapping or a grid file) not yet in ``out``; return all rows as a
+    :class:`SweepTable` (a pandas DataFrame with ``.plot(x=, y=, hue=)``).
+
+    ``workers`` single-threaded processes on a LocalCluster (default: one per core), or the Dask cluster at
+    ``scheduler`` (``tcp://HOST:8786``). With ``out`` (``.jsonl``, ``.csv`` or a ``.parquet`` folder) rows are
+    written as points finish, and a second call with the same output resumes where the first stopped.
+    """
+    from .engine import run_grid
+    if isinstance(grid, (str, Path)):
+        grid = load_grid(grid)
+    elif isinstance(grid, Mapping):
+        grid = grid_from_mapping(grid)
+    elif not isinstance(grid, Grid):
+        raise TypeError(f"sweep() takes a grid file, a mapping or a Grid, not {type(grid).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise SweepError(f"workers= must be a whole number of at least 1, not {workers!r:.30}")
+    if out is None:
+        rows: list = []
+        run_grid(grid, list(grid.points), rows.extend, workers=workers, scheduler=scheduler, progress=progress)
+        return _table_class().of(rows)
+    with open_table(out, ROW_FIELDS) as table:
+        todo = [p for p in grid.points if p.key not in table.done]
+        if progress is not None:
+            progress({"done": 0, "failed": 0, "total": len(todo), "resumed": len(grid.points) - len(todo)})
+        run_grid(grid, todo, table.add, workers=workers, scheduler=scheduler, progress=progress)
+        keys = {p.key for p in grid.points}
+        return _table_class().of([r for r in table.rows if str(r.get("key")) in keys])
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise SweepError("sweep tables are pandas DataFrames: pip install 'rscount[sweep]'") from None
+    return pandas
+
+
+@functools.lru_cache(maxsize=None)
+def _table_class():
+    pd = _pandas()
+
+    class SweepTable(pd.DataFrame):
+        """A sweep's rows (one per point), with ``plot(x=, y=, hue=)`` for the usual curves."""
+
+        @property
+        def _constructor(self):
+            return SweepTable
+
+        @classmethod
+        def of(cls, rows: list) -> "SweepTable":
+            return cls(rows, columns=_columns(rows))
+
+        def plot(self, x: str = "subsample", y: str = "count", hue: str | None = "map_class", path=None):
+            """Median ``y`` against ``x`` per ``hue`` group; ``y`` may be ``count`` (log scale), ``log10_count``
+            or ``share_one`` (the share of points with count 1). Saved to ``path`` (PNG or SVG), or returned."""
+            return _plot(self, x, y, hue, path)
+
+    return SweepTable
+
+
+def _columns(rows: list) -> list:
+    extra = sorted({k for r in rows for k in r} - set(ROW_FIELDS))
+    return list(ROW_FIELDS) + extra
+
+
+def _plot(table, x: str, y: str, hue: str | None, path):
+    import math
+
+    from ..output import pyplot, show_or_save
+    if x not in table.columns or (hue is not None and hue not in table.columns):
+        raise SweepError(f"plot: columns are {', '.join(table.columns)}; x={x!r} or hue={hue!r} is not one")
+    if y not in ("count", "log10_count", "share_one"):
+        raise SweepError(f"plot: y is count, log10_count or share_one, not {y!r}")
+    plt = pyplot(to_file=path is not None)
+    ok = table[table["status"] == "ok"]
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    groups = ok.groupby(hue, dropna=False) if hue else [("all", ok)]
+    for name, rows in groups:
+        points = []
+        for xv, cell in rows.groupby(x, dropna=False):
+            counts = [int(c) for c in cell["count"]]
+            if y == "share_one":
+                value = sum(c == 1 for c in counts) / len(counts)
+            else:
+                logs = sorted(math.log10(c) if c > 0 else 0.0 for c in counts)
+                value = logs[len(logs) // 2]
+            points.append((float(xv), value))
+        points.sort()
+        ax.plot([p[0] for p in points], [10 ** p[1] if y == "count" else p[1] for p in points], "o-",
+                label=str(name))
+    if y == "count":
+        ax.set_yscale("log")
+    ax.set_xlabel(x)
+    ax.set_ylabel({"count": "optimal maps (median)", "log10_count": "log10 optimal maps (median)",
+                   "share_one": "share of points with count 1"}[y])
+    if hue:
+        ax.legend(title=hue, fontsize=8)
+    fig.tight_layout()
+    return show_or_save(fig, path)
+
+
+def __getattr__(name: str):
+    if name == "SweepTable":  # built on first use: pandas is imported only by those who sweep
+        return _table_class()
+    raise AttributeError(name)

@@ -1,0 +1,120 @@
+"""Run a grid's points on Dask: a LocalCluster on this machine by default, an existing cluster by address.
+
+Points are submitted in small chunks with explicit keys (never deduplicated by content),
+results are written as they finish (``as_completed``), a point whose worker
+dies is retried on another (``allowed-failures``) and recorded as lost if it
+keeps dying, and leaving early (Ctrl-C, SIGTERM, an error) cancels what is
+left and closes the cluster; every row already written stays readable.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import time
+from typing import Callable, Optional
+
+from ..errors import BackendError
+from .grid import Grid
+from .jobs import run_point
+
+__all__ = ["run_grid", "ALLOWED_FAILURES", "BATCH_SECONDS"]
+
+ALLOWED_FAILURES = 2  # a point whose worker dies is tried again this many times before it counts as lost
+BATCH_SECONDS = 1.0  # rows are written at least this often while points finish
+BATCH_ROWS = 200
+
+
+def _dask():
+    try:
+        import dask
+        import distributed
+    except ImportError as exc:
+        raise BackendError(f"sweeps run on Dask ({exc.name} is missing): pip install 'rscount[sweep]'") from None
+    return dask, distributed
+
+
+@contextlib.contextmanager
+def client(workers: int | None = None, scheduler: str | None = None):
+    """A Dask client: on the cluster at ``scheduler``, or on a LocalCluster of ``workers`` single-threaded worker
+    processes (default: one per core) that is closed when the block ends."""
+    dask, distributed = _dask()
+    settings = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, "distributed.worker.daemon": False,
+                "distributed.admin.system-monitor.gil.enabled": False}
+    with dask.config.set(settings):
+        if scheduler is not None:
+            try:
+                c = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+            try:
+                yield c
+            finally:
+                c.close()
+            return
+        n = workers or os.cpu_count() or 1
+        env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # torch and numpy: one thread per worker
+        with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                      silence_logs=50, env=env) as cluster, distributed.Client(cluster) as c:
+            yield c
+
+
+def run_grid(grid: Grid, points: list, write: Callable[[list], None], *, workers: int | None = None,
+             scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None, on=None) -> dict:
+    """Run ``points`` of ``grid``, handing rows to ``write`` in batches; return the tally of statuses. ``on`` is
+    a Dask client to use as it is (else one is made from ``workers`` or ``scheduler`` and closed after)."""
+    _, distributed = _dask()
+    tally = {"ok": 0, "timeout": 0, "error": 0, "lost": 0}
+    if not points:
+        return tally
+    with (contextlib.nullcontext(on) if on is not None else client(workers, scheduler)) as c:
+        if progress is not None and scheduler is not None and c.dashboard_link:
+            progress({"dashboard": c.dashboard_link})
+        chunks = _chunks(points, sum(c.nthreads().values()) or 1)
+        shared = dataclasses.replace(grid, points=())  # the options every point reads, not every point again
+        futures = {c.submit(run_points, chunk, shared, key=f"rscount-points-{chunk[0].key}-{len(chunk)}", pure=False,
+                            retries=0): chunk for chunk in chunks}
+        batch, flushed = [], time.monotonic()
+        try:
+            for future in distributed.as_completed(futures):
+                chunk = futures.pop(future)
+                try:
+                    rows = future.result()
+                except distributed.KilledWorker:
+                    rows = [_failed(p, "lost", f"its worker died {ALLOWED_FAILURES + 1} times") for p in chunk]
+                except Exception as exc:  # a failure the job could not turn into a row (a bug: please report it)
+                    rows = [_failed(p, "error", f"{type(exc).__name__}: {exc}") for p in chunk]
+                for row in rows:
+                    tally[row["status"]] += 1
+                batch += rows
+                if len(batch) >= BATCH_ROWS or time.monotonic() - flushed >= BATCH_SECONDS or not futures:
+                    pending, batch, flushed = batch, [], time.monotonic()
+                    write(pending)
+                if progress is not None:
+                    progress({"done": sum(tally.values()), "failed": tally["error"] + tally["timeout"] + tally["lost"],
+                              "total": len(points)})
+        finally:
+            write(batch)  # what finished before an interruption is kept
+            if futures:
+                c.cancel(list(futures), force=True)
+    return tally
+
+
+def run_points(points: list, grid: Grid) -> list:
+    """The rows of a few points, run one after another on one worker (one Dask task: the scheduler's cost per
+    task is paid once for the chunk)."""
+    return [run_point(p, grid) for p in points]
+
+
+MAX_CHUNK = 16  # points per Dask task at most: small enough that rows still stream and a lost worker loses little
+
+
+def _chunks(points: list, threads: int) -> list:
+    """Points in chunks of up to MAX_CHUNK, at least four chunks per worker thread so that all stay busy."""
+    size = max(1, min(MAX_CHUNK, len(points) // (4 * threads)))
+    return [points[i:i + size] for i in range(0, len(points), size)]
+
+
+def _failed(point, status: str, why: str) -> dict:
+    return {"key": point.key, **point.params, "status": status, "count": None, "log10_count": None, "exact": None,
+            "counted_by": None, "seconds": None, "message": why}

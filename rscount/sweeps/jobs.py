@@ -1,0 +1,86 @@
+"""One point of a sweep, run where a worker runs it: a row of plain values, whatever happens.
+
+A point that raises the library's error or times out is a row with its
+status and message; only a worker that dies loses a point (the engine
+retries it elsewhere and records it as lost if it keeps dying).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from ..errors import CountTimeout, RscountError
+from .grid import Grid, Point
+
+__all__ = ["run_point", "STATUSES", "ROW_FIELDS"]
+
+STATUSES = ("ok", "timeout", "error", "lost")
+ROW_FIELDS = ("key", "task", "source", "job", "map_class", "support", "subsample", "seed", "supervise", "concept_sup",
+              "backend", "status", "count", "log10_count", "exact", "counted_by", "seconds", "message")
+
+
+def run_point(point: Point, grid: Grid) -> dict:
+    """Run ``point`` (count, audit or train) under the grid's per-point limits; return its row."""
+    from ..children import allow_children
+    allow_children()  # a Dask worker is daemonic; our solver children end with it anyway
+    row = {"key": point.key, **point.params, "status": "ok", "count": None, "log10_count": None, "exact": None,
+           "counted_by": None, "seconds": None, "message": ""}
+    start = time.perf_counter()
+    try:
+        row.update(_JOBS[point.job](point, grid))
+    except CountTimeout as exc:
+        row.update(status="timeout", message=str(exc))
+    except RscountError as exc:
+        row.update(status="error", message=str(exc))
+    row["seconds"] = round(time.perf_counter() - start, 6)
+    return row
+
+
+def _problem(point: Point):
+    from ..api import make_problem
+    return make_problem(point.task, map_class=point.map_class, support=point.support, subsample=point.subsample,
+                        seed=point.seed, supervise=point.supervise, concept_sup=point.concept_sup)
+
+
+def _counted(result) -> dict:
+    count = int(result.count)
+    return {"count": count, "log10_count": _log10(count), "exact": bool(result.exact), "counted_by": result.backend}
+
+
+def _log10(n: int) -> float:
+    return math.log10(n) if n < 1 << 1000 else (n.bit_length() - 1) * math.log10(2)
+
+
+def _count(point: Point, grid: Grid) -> dict:
+    from ..api import count_problem
+    return _counted(count_problem(_problem(point), point.backend, timeout=grid.timeout, memory_mb=grid.memory_mb))
+
+
+def _audit(point: Point, grid: Grid) -> dict:
+    from ..auditing import audit_problem
+    a = audit_problem(_problem(point), timeout=grid.timeout)
+    return {**_counted(a.result), "identifiable": ",".join(a.identifiable),
+            "fix_values": " ".join(a.supervise_values.items) if a.supervise_values else "",
+            "fix_concepts": " ".join(a.supervise_concepts.items) if a.supervise_concepts else ""}
+
+
+def _train(point: Point, grid: Grid) -> dict:
+    try:
+        from ..harness import TrainConfig, run
+    except ImportError as exc:
+        raise RscountError(f"job train needs the train extra ({exc.name} is missing): pip install 'rscount[train]'") \
+            from None
+    import torch
+    torch.set_num_threads(1)  # one thread per worker: workers are the parallelism
+    config = TrainConfig(**{**dict(grid.train), "threads": 1})
+    report = run(_problem(point), seeds=[point.seed], config=config, count_timeout=grid.timeout)
+    seed = report.seeds[0]
+    out = {"verdict": seed.learned.verdict if seed.learned is not None else None,
+           "train_accuracy": seed.train_accuracy, "label_accuracy": seed.labels.get("accuracy"),
+           "concept_accuracy": (seed.concepts or {}).get("accuracy"), "fitted": bool(seed.fitted)}
+    if report.counted is not None:
+        out.update(_counted(report.counted))
+    return out
+
+
+_JOBS = {"count": _count, "audit": _audit, "train": _train}
