@@ -81,12 +81,10 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
     def fire(signum, frame):
         raise token
 
-    previous = signal.signal(signal.SIGALRM, fire)
     first = seconds + GRACE
-    if outer_left and outer_left < first:  # the outer limit comes first: it keeps its own handler
-        signal.signal(signal.SIGALRM, previous)
-        previous = None
-    else:
+    owns = not (outer_left and outer_left < first)  # else the outer limit comes first and keeps its timer
+    if owns:
+        previous = signal.signal(signal.SIGALRM, fire)
         signal.setitimer(signal.ITIMER_REAL, first, REPEAT)
     try:
         yield
@@ -95,7 +93,7 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
             raise
         raise CountTimeout(f"{what} timed out after {seconds:g} s; {advice}") from None
     finally:
-        if previous is not None:
+        if owns:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
             if outer_left:

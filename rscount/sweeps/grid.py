@@ -18,9 +18,11 @@ cannot run is refused at once; points carry the loaded tasks to the workers
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -122,10 +124,7 @@ def grid_from_mapping(data, folder: str | Path = ".", default_name: str = "sweep
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63:
             raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
     supervise = [_supervision(s) for s in axes["supervise"]]
-    total = len(tasks) * len(supervise)
-    for values in axes.values():
-        total *= len(values)
-    total //= len(axes["supervise"])
+    total = len(tasks) * math.prod(len(values) for values in axes.values())
     if total > MAX_POINTS:
         raise SweepError(f"the grid crosses into {total:,} points (limit {MAX_POINTS:,}); split it into several")
     points = []
@@ -206,11 +205,8 @@ def _load_source(source, folder: Path) -> tuple:
             task = load_config(folder / str(source["config"]))
         else:
             task = task_from_cnf(read_dimacs(folder / str(source["cnf"])), name=f"cnf:{source['cnf']}")
-    except RscountError as exc:
-        raise SweepError(f"task source {brief(dict(source), 60)} does not load: {exc}") from None
-    except TypeError as exc:
+    except (RscountError, TypeError) as exc:
         raise SweepError(f"task source {brief(dict(source), 60)} does not load: {exc}") from None
     if "name" in source:
-        import dataclasses
         task = dataclasses.replace(task, name=str(source["name"]))
     return task, canonical
