@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Optional
 
 from .grid import Grid, Point, SweepError, grid_from_mapping, load_grid
 from .jobs import ROW_FIELDS, run_point
-from .table import open_table, read_rows
+from .table import columns, open_table, read_rows
 
 __all__ = ["sweep", "Grid", "Point", "SweepError", "load_grid", "grid_from_mapping", "run_point", "read_rows",
            "SweepTable", "ROW_FIELDS"]
@@ -72,7 +72,7 @@ def _table_class():
 
         @classmethod
         def of(cls, rows: list) -> "SweepTable":
-            return cls(rows, columns=_columns(rows))
+            return cls(rows, columns=columns(rows, ROW_FIELDS))
 
         def plot(self, x: str = "subsample", y: str = "count", hue: str | None = "map_class", path=None):
             """Median ``y`` against ``x`` per ``hue`` group; ``y`` may be ``count`` (log scale), ``log10_count``
@@ -80,11 +80,6 @@ def _table_class():
             return _plot(self, x, y, hue, path)
 
     return SweepTable
-
-
-def _columns(rows: list) -> list:
-    extra = sorted({k for r in rows for k in r} - set(ROW_FIELDS))
-    return list(ROW_FIELDS) + extra
 
 
 def _plot(table, x: str, y: str, hue: str | None, path):

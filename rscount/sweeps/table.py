@@ -20,7 +20,7 @@ from ..errors import OutputError
 from ..output import check_output_path, make_folder, resolve_link, write_atomic
 from .grid import SweepError
 
-__all__ = ["Table", "open_table", "read_rows", "FORMATS"]
+__all__ = ["Table", "open_table", "read_rows", "columns", "FORMATS"]
 
 FORMATS = {".jsonl": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
@@ -129,8 +129,12 @@ class Table:
             self._parts += 1
 
     def _columns(self) -> list:
-        extra = sorted({k for r in self.rows for k in r} - set(self.fields))
-        return list(self.fields) + extra
+        return columns(self.rows, self.fields)
+
+
+def columns(rows: list, fields: tuple) -> list:
+    """The columns of a table of ``rows``: ``fields`` first, then what some rows add (audits, training), sorted."""
+    return list(fields) + sorted({k for r in rows for k in r} - set(fields))
 
 
 def open_table(path: str | Path, fields: tuple) -> Table:
