@@ -6,8 +6,6 @@
 >>> rscount.audit("mnadd-half", map_class="shared").supervise_values.items
 ('d1=4',)
 """
-__version__ = "0.1.0"
-
 from .api import choose_backend, count, count_problem, make_problem, resolve_task
 from .auditing import Audit, Comparison, audit, compare
 from .config import load_config
@@ -33,6 +31,7 @@ from .support import Support
 from .sweeps import sweep
 from .task import Concept, Label, Task
 from .tasks import get_task, task_names
+from .version import __version__
 
 __all__ = [
     "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",

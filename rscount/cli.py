@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Sequence
 
-from . import __version__, api
+from . import api
 from .config import load_config
 from .counters import COUNTERS
 from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
@@ -26,6 +26,7 @@ from .problem import MAP_CLASSES
 from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
+from .version import __version__
 
 __all__ = ["main", "build_parser"]
 

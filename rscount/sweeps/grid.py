@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from .. import __version__
 from ..errors import RscountError, TaskError, brief
 from ..problem import MAP_CLASSES
 from ..task import Task
 from ..textfiles import load_data, read_text
+from ..version import __version__
 
 __all__ = ["Point", "Grid", "load_grid", "grid_from_mapping", "GRID_KEYS", "JOBS", "SweepError"]
 
