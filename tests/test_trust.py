@@ -97,7 +97,12 @@ def test_every_evaluator_agrees_with_python_integers(case):
     # the compiled circuit (ganak, sdd) and the default plan agree on the count
     default = rscount.count(task, map_class="disentangled")
     assert default.count == rscount.count(task, map_class="disentangled", backend="ganak").count
-    assert default.count == rscount.count(task, map_class="disentangled", backend="bruteforce").count
+    try:
+        brute = rscount.count(task, map_class="disentangled", backend="bruteforce").count
+    except BackendError as exc:  # over brute force's limit of maps: ganak has checked it
+        assert "would try" in str(exc)
+        return
+    assert default.count == brute
 
 
 def test_a_wide_task_never_reads_small_values_in_int64():
