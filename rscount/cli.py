@@ -222,7 +222,8 @@ def build_train_parser() -> argparse.ArgumentParser:
     m.add_argument("--threads", type=int, metavar="N", help="torch threads per training process")
     m.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="default: cpu")
     m.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="train seeds in N processes at once, one torch thread each (default 1)")
+                   help="train seeds on N Dask worker processes, one torch thread each (default 1; more "
+                        "needs the extra sweep)")
     m.add_argument("--count-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="time for counting the optimal maps (default 120)")
     m.add_argument("--timeout", type=float, metavar="SECONDS", help="time for the whole run (exit 3 past it)")
@@ -251,7 +252,8 @@ def build_audit_parser() -> argparse.ArgumentParser:
                      "(default 0,1,2,3,4)")
     how.add_argument("--draw", default="space", choices=["space", "by-label"],
                      help="--curve draws vectors uniformly from the space (default) or label first (rsbench)")
-    how.add_argument("--workers", type=int, metavar="N", help="processes for --curve (default: the cores)")
+    how.add_argument("--workers", type=int, metavar="N", help="Dask worker processes for --curve (default: the "
+                     "cores with the extra sweep installed, else 1)")
     how.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                      help="time for each design's audit, shared out between its steps (default 60; exit 3 "
                      "when a design's audit runs past it)")

@@ -1,7 +1,7 @@
 """How much data: the count against the number of support vectors drawn at random, over seeds.
 
-One small count per (size, seed), run in parallel worker processes; the
-per-draw function is plain and top level so a later sweep engine can call it.
+One small count per (size, seed), run on the project's Dask engine
+(:mod:`rscount.cluster`) when it is installed and more than one worker is asked for.
 """
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..children import process_pool
 from ..errors import RscountError, SupportError
 from ..problem import Problem
 from ..support import Support, by_label, grid
@@ -89,22 +88,16 @@ def draw_count(problem: Problem, size: int, seed: int, draw: str = "space", time
         return None
 
 
-_PROBLEM: Problem | None = None
-
-
-def _init(problem: Problem) -> None:
-    global _PROBLEM
-    _PROBLEM = problem
-
-
-def _job(args):
+def _job(problem: Problem, args: tuple):
     size, seed, draw, timeout = args
-    return size, seed, draw_count(_PROBLEM, size, seed, draw, timeout)
+    return draw_count(problem, size, seed, draw, timeout)
 
 
 def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "space", workers: int | None = None,
-               timeout: float | None = 30.0, progress=None) -> Curve:
-    """Count ``problem`` on random supports of each size, for each seed, in ``workers`` processes."""
+               timeout: float | None = 30.0, progress=None, scheduler: str | None = None) -> Curve:
+    """Count ``problem`` on random supports of each size, for each seed: on ``workers`` Dask worker processes
+    (default: the cores where Dask is installed, else this process) or the Dask cluster at ``scheduler``."""
+    from ..cluster import have_dask, map_tasks
     if draw not in DRAWS:
         raise SupportError(f"draw {draw!r}: choose one of {', '.join(DRAWS)}")
     sizes = sorted({int(s) for s in (sizes or default_sizes(problem))})
@@ -112,21 +105,20 @@ def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "spa
         raise SupportError("curve sizes must be positive numbers of vectors")
     seeds = tuple(int(s) for s in seeds)
     jobs = [(size, seed, draw, timeout) for size in sizes for seed in seeds]
-    results: dict = {}
-    workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
-    if workers == 1:
-        _init(problem)
-        for n, job in enumerate(jobs):
-            size, seed, c = _job(job)
-            results[(size, seed)] = c
-            if progress:
-                progress(f"curve: {n + 1}/{len(jobs)} draws counted")
+
+    def done(n: int, total: int) -> None:
+        if progress:
+            progress(f"curve: {n}/{total} draws counted")
+    if workers is None:
+        workers = min(len(jobs), os.cpu_count() or 1) if have_dask() else 1
+    if scheduler is None and (workers == 1 or len(jobs) == 1):
+        counts = []
+        for job in jobs:
+            counts.append(_job(problem, job))
+            done(len(counts), len(jobs))
     else:
-        with process_pool(workers, _init, (problem,)) as pool:
-            for n, (size, seed, c) in enumerate(pool.map(_job, jobs)):
-                results[(size, seed)] = c
-                if progress:
-                    progress(f"curve: {n + 1}/{len(jobs)} draws counted")
+        counts = map_tasks(_job, jobs, shared=problem, workers=workers, scheduler=scheduler, name="curve", done=done)
+    results = {(size, seed): c for (size, seed, _, _), c in zip(jobs, counts)}
     rows = tuple((size, tuple(results[(size, seed)] for seed in seeds)) for size in sizes)
     return Curve(draw, seeds, rows)
 

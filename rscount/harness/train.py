@@ -406,7 +406,7 @@ def run(problem: Problem, model: str = "dpl", seeds: Sequence[int] = (0,), *, co
         counted=None, predicted=None, **overrides) -> TrainReport:
     """Count the optimal maps of ``problem``, train one model per seed, and check each learned map.
 
-    With ``workers`` > 1 the seeds train in that many processes, each with one torch thread. ``counted`` (a
+    With ``workers`` > 1 the seeds train on that many Dask worker processes, each with one torch thread. ``counted`` (a
     CountResult) and ``predicted`` (the audit's relation) reuse what an earlier run of the same problem found.
     """
     config = config or TrainConfig(model=model, **overrides)
@@ -439,18 +439,19 @@ def count_and_relation(problem: Problem, timeout: float | None, counted=None, pr
 
 
 def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
-    """One process per seed (at most ``workers`` at a time), forked so the problem is not copied by pickling."""
-    from concurrent.futures import as_completed
+    """The seeds on the project's Dask engine, ``workers`` single-threaded worker processes."""
+    from ..cluster import map_tasks
 
-    from ..children import process_pool
-    out = {}
-    with process_pool(workers) as pool:
-        futures = {pool.submit(train_seed, problem, config, s): s for s in seeds}
-        for n, future in enumerate(as_completed(futures), 1):
-            out[futures[future]] = future.result()
-            if progress:
-                progress(f"seeds: {n}/{len(seeds)} trained")
-    return tuple(out[s] for s in seeds)
+    def done(n: int, total: int) -> None:
+        if progress:
+            progress(f"seeds: {n}/{total} trained")
+    return tuple(map_tasks(_train_one, seeds, shared=(problem, config), workers=workers, name="training seeds",
+                           done=done))
+
+
+def _train_one(shared: tuple, seed: int) -> SeedResult:
+    problem, config = shared
+    return train_seed(problem, config, seed)
 
 
 RUN_FILES = ("report.json", "model-seed*.pt", "curve-seed*.csv", "confusion-seed*.json", "confusion-seed*.png")

@@ -10,65 +10,31 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import time
 from typing import Callable, Optional
 
-from ..errors import BackendError
+from ..cluster import ALLOWED_FAILURES, require_dask, client
 from .grid import Grid
 from .jobs import run_point
 
 __all__ = ["run_grid", "ALLOWED_FAILURES", "BATCH_SECONDS"]
 
-ALLOWED_FAILURES = 2  # a point whose worker dies is tried again this many times before it counts as lost
 BATCH_SECONDS = 1.0  # rows are written at least this often while points finish
 BATCH_ROWS = 200
 
 
-def _dask():
-    try:
-        import dask
-        import distributed
-    except ImportError as exc:
-        raise BackendError(f"sweeps run on Dask ({exc.name} is missing): pip install 'rscount[sweep]'") from None
-    return dask, distributed
-
-
-@contextlib.contextmanager
-def client(workers: int | None = None, scheduler: str | None = None):
-    """A Dask client: on the cluster at ``scheduler``, or on a LocalCluster of ``workers`` single-threaded worker
-    processes (default: one per core) that is closed when the block ends."""
-    dask, distributed = _dask()
-    settings = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, "distributed.worker.daemon": False,
-                "distributed.admin.system-monitor.gil.enabled": False}
-    with dask.config.set(settings):
-        if scheduler is not None:
-            try:
-                c = distributed.Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError) as exc:
-                raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
-            try:
-                yield c
-            finally:
-                c.close()
-            return
-        n = workers or os.cpu_count() or 1
-        env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # torch and numpy: one thread per worker
-        with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                      silence_logs=50, env=env) as cluster, distributed.Client(cluster) as c:
-            yield c
-
-
 def run_grid(grid: Grid, points: list, write: Callable[[list], None], *, workers: int | None = None,
-             scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None, on=None) -> dict:
+             scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None, on=None,
+             dashboard: bool = False) -> dict:
     """Run ``points`` of ``grid``, handing rows to ``write`` in batches; return the tally of statuses. ``on`` is
     a Dask client to use as it is (else one is made from ``workers`` or ``scheduler`` and closed after)."""
-    _, distributed = _dask()
+    _, distributed = require_dask("a sweep")
     tally = {"ok": 0, "timeout": 0, "error": 0, "lost": 0}
     if not points:
         return tally
-    with (contextlib.nullcontext(on) if on is not None else client(workers, scheduler)) as c:
-        if progress is not None and scheduler is not None and c.dashboard_link:
+    own = client(workers, scheduler, dashboard=dashboard, what="a sweep")
+    with (contextlib.nullcontext(on) if on is not None else own) as c:
+        if progress is not None and (scheduler is not None or dashboard) and c.dashboard_link:
             progress({"dashboard": c.dashboard_link})
         chunks = _chunks(points, sum(c.nthreads().values()) or 1)
         shared = dataclasses.replace(grid, points=())  # the options every point reads, not every point again

@@ -1,0 +1,110 @@
+"""Dask, the one engine for parallel work: sweeps, the audit's data curve and training seeds.
+
+A client on a LocalCluster of single-threaded worker processes (torch, numpy
+and BLAS pinned to one thread each) or on an existing cluster by address.
+Tasks carry explicit keys, results are taken as they finish, and leaving the
+block early (Ctrl-C, SIGTERM, an error) cancels what is left and closes the
+local cluster; its workers end with it. Dask is the ``sweep`` extra: nothing
+here is imported by a single count. The counter race keeps its own processes,
+since it must kill the losers.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import warnings
+from typing import Callable, Iterable, Optional
+
+from .errors import BackendError
+
+__all__ = ["have_dask", "require_dask", "client", "map_tasks", "ALLOWED_FAILURES"]
+
+ALLOWED_FAILURES = 2  # a task whose worker dies is tried again this many times before it counts as lost
+START_METHOD = "fork"  # how the local cluster starts its worker processes (see client())
+_RUNS = itertools.count()
+
+
+def have_dask() -> bool:
+    """Whether the ``sweep`` extra (Dask distributed) is installed."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def require_dask(what: str = "parallel work") -> tuple:
+    """(dask, distributed), or BackendError naming the extra that installs them."""
+    try:
+        import dask
+        import distributed
+    except ImportError as exc:
+        raise BackendError(f"{what} runs on Dask ({exc.name} is missing): pip install 'rscount[sweep]'") from None
+    return dask, distributed
+
+
+@contextlib.contextmanager
+def client(workers: int | None = None, scheduler: str | None = None, *, dashboard: bool = False,
+           what: str = "parallel work"):
+    """A Dask client: on the cluster at ``scheduler``, or on a LocalCluster of ``workers`` single-threaded worker
+    processes (default: one per core) that is closed when the block ends; ``dashboard`` serves Dask's dashboard
+    on a free port (it needs bokeh)."""
+    dask, distributed = require_dask(what)
+    settings = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, "distributed.worker.daemon": False,
+                "distributed.admin.system-monitor.gil.enabled": False}
+    with dask.config.set(settings):
+        if scheduler is not None:
+            try:
+                c = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+            try:
+                yield c
+            finally:
+                c.close()
+            return
+        if dashboard:
+            try:
+                import bokeh  # noqa: F401
+            except ImportError:
+                raise BackendError("Dask's dashboard needs bokeh: pip install 'bokeh>=3.1'") from None
+        n = workers or os.cpu_count() or 1
+        env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+        # Forked workers start in a fraction of a second with rscount (and torch) already imported, and never
+        # re-run the caller's script as spawned ones do (a script without a __main__ guard would recurse).
+        with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}):
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+                cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, env=env,
+                                                   dashboard_address=":0" if dashboard else None, silence_logs=50)
+            with cluster, distributed.Client(cluster) as c:
+                yield c
+
+
+def map_tasks(fn: Callable, items: Iterable, *, shared=None, workers: int | None = None,
+              scheduler: str | None = None, name: str = "rscount",
+              done: Optional[Callable[[int, int], None]] = None) -> list:
+    """``[fn(shared, item) for item in items]`` on Dask, in the items' order; ``shared`` (a problem, say) is
+    sent to every worker once. ``done(finished, total)`` is called as results arrive. A task's exception is
+    raised here; a task whose worker keeps dying raises BackendError."""
+    items = list(items)
+    _, distributed = require_dask(name)
+    run = f"{name}-{os.getpid()}-{next(_RUNS)}"
+    out: dict = {}
+    with client(workers, scheduler) as c:
+        held = c.scatter(shared, broadcast=True, hash=False) if shared is not None else None
+        futures = {c.submit(fn, held, item, key=f"{run}-{n}", pure=False): n for n, item in enumerate(items)}
+        try:
+            for future in distributed.as_completed(futures):
+                try:
+                    out[futures[future]] = future.result()
+                except distributed.KilledWorker:
+                    raise BackendError(f"a worker running {name} died {ALLOWED_FAILURES + 1} times; "
+                                       f"run with fewer workers or more memory") from None
+                if done is not None:
+                    done(len(out), len(items))
+        finally:
+            if len(out) < len(items):
+                c.cancel(list(futures), force=True)
+    return [out[n] for n in range(len(items))]
