@@ -29,7 +29,7 @@ import numpy as np
 
 import rscount
 from rscount.harness import TrainConfig, run
-from rscount.harness.train import FIT, RSBENCH_SEEDS, count_and_relation
+from rscount.harness.train import FIT, RSBENCH_KEYS, RSBENCH_SEEDS, count_and_relation, seed_record, summarise
 from rscount.output import write_figure
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "harness"
@@ -49,6 +49,7 @@ TASKS = [  # (task, problem options, extractor, CBM's supervision, rsbench's ent
 SWEEP = ("mnadd-evenodd", {"map_class": "shared"}, "shared", (0.0, 0.0625, 0.125, 0.25, 0.5, 1.0))
 ADVISED = (["d1=1", "d1=4"], ["d2"])  # `countrss audit --task mnadd-evenodd --map-class shared`: values, concepts
 TUNE_SEEDS = (0, 1)  # tuning seeds, kept apart from the reported ones
+CONFIG_KEYS = ("lr", "entropy", "tnorm", "p", "concept_weight", "epochs", "batch_size", "restarts")
 
 
 def grid(model: str, w_h: float) -> list:
@@ -96,32 +97,36 @@ def row(task: str, opts: dict, model: str, extractor: str, config: TrainConfig, 
         chosen, tried = tune(problem, config, model, w_h, workers, counted, predicted)
         config = dataclasses.replace(config, **chosen)
     report = run(problem, seeds=seeds, config=config, workers=workers, counted=counted, predicted=predicted)
-    sm, count = report.summary, report.count
-    out = {"task": task, "model": model, "map_class": problem.map_class, "extractor": extractor,
+    records = [seed_record(s, report.outside_predicted(s)) for s in report.seeds]
+    out = results_row(problem, model, extractor, config, records, report.count, supervise, concept_sup)
+    return dict(out, tuned=chosen, tuning=tried, seconds=round(time.perf_counter() - start, 1))
+
+
+def results_row(problem, model: str, extractor: str, config: TrainConfig, records: list, count,
+                supervise=(), concept_sup=None) -> dict:
+    """One row of results.json from its seeds' records (:func:`rscount.harness.train.seed_record`): the same
+    for a run here and for the rows of a sweep."""
+    sm = summarise(records)
+    out = {"task": problem.task.name, "model": model, "map_class": problem.map_class, "extractor": extractor,
            "support": f"{problem.support.kind} ({problem.support.length})",
            "count": count.count if count is not None and count.exact else None,
-           "count_exact": bool(count is not None and count.exact), "seeds": list(seeds),
+           "count_exact": bool(count is not None and count.exact), "seeds": [r["seed"] for r in records],
            "fitted": sm["fitted"], "on_counted": sm["on_counted"], "intended": sm["fitted_intended"],
            "outside": sm["outside"], "on_counted_ci": sm["on_counted_ci"], "intended_ci": sm["intended_ci"],
-           "train_accuracy": [round(s.train_accuracy, 4) for s in report.seeds],
-           "median_train_accuracy": round(float(np.median([s.train_accuracy for s in report.seeds])), 4),
-           "val_accuracy": [max(s.curve, key=lambda c: c[1])[2] for s in report.seeds],
-           "attempts": [s.attempts for s in report.seeds],
-           "verdicts": [s.learned.verdict if s.learned else "no concepts" for s in report.seeds],
-           "broken": [s.learned.broken if s.learned else None for s in report.seeds],
-           "config": {"lr": config.lr, "entropy": config.entropy, "tnorm": config.tnorm, "p": config.p,
-                      "concept_weight": config.concept_weight, "epochs": config.epochs,
-                      "batch_size": config.batch_size, "restarts": config.restarts},
-           "tuned": chosen, "tuning": tried,
-           "epochs": config.epochs, "entropy": config.entropy, "seconds": round(time.perf_counter() - start, 1)}
-    for key in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C", "ood_mF1_Y", "head_is_K"):
+           "train_accuracy": [round(r["train_accuracy"], 4) for r in records],
+           "median_train_accuracy": round(float(np.median([r["train_accuracy"] for r in records])), 4),
+           "val_accuracy": [r["val_accuracy"] for r in records], "attempts": [r["attempts"] for r in records],
+           "verdicts": [r["verdict"] or "no concepts" for r in records], "broken": [r["broken"] for r in records],
+           "config": {k: getattr(config, k) for k in CONFIG_KEYS}, "tuned": {}, "tuning": [],
+           "epochs": config.epochs, "entropy": config.entropy}
+    for key in RSBENCH_KEYS:
         if key in sm:
             out[key], out[key + "_std"] = round(sm[key], 4), round(sm[key + "_std"], 4)
     if supervise or concept_sup is not None:
         out["supervision"] = list(supervise) if supervise else concept_sup
-    outside = [report.outside_predicted(s) for s in report.seeds]
-    if any(outside):
-        out["outside_predicted_relation"] = [max(o.values()) if o else None for o in outside]
+    outside = [r["outside_predicted"] for r in records]
+    if any(o is not None for o in outside):
+        out["outside_predicted_relation"] = outside
     return out
 
 
@@ -190,6 +195,83 @@ def plot(rows: list, path: Path) -> None:
     write_figure(fig, path)
 
 
+SWEEP_HEADER = """# rsbench's table and the supervision sweep as a sweep file: every row of docs/harness/results.json with the
+# settings its tuning chose, over rsbench's seeds (one point a seed). Written by
+#   python -m benchmarks.rsbench_table --write-sweep
+# Run it and compare with the recorded rows:
+#   countrss sweep benchmarks/sweeps/rsbench-table.yaml --out rows.jsonl --workers 2
+#   python -m benchmarks.rsbench_table --from-sweep rows.jsonl
+"""
+SWEEP_FILE = Path(__file__).resolve().parent / "sweeps" / "rsbench-table.yaml"
+CHECKED = ("count", "seeds", "fitted", "on_counted", "intended", "outside", "on_counted_ci", "intended_ci",
+           "train_accuracy", "median_train_accuracy", "val_accuracy", "attempts", "verdicts", "broken", "config",
+           "outside_predicted_relation") + tuple(k + s for k in RSBENCH_KEYS for s in ("", "_std"))
+
+
+def _options(r: dict) -> dict:
+    """A results row's problem options, as the sweep file and make_problem take them."""
+    task, opts, _, _, _ = next(t for t in TASKS if t[0] == r["task"])
+    return {"map_class": r["map_class"], **({"support": opts["support"]} if "support" in opts else {})}
+
+
+def sweep_grid(saved: dict) -> dict:
+    """The sweep file of the saved rows: each row's task, support, supervision and chosen settings, crossed with
+    its seeds (rows keep their order: one listed grid each)."""
+    grids = []
+    for r in saved["rows"]:
+        sub = {"tasks": [{"task": r["task"]}], **_options(r),
+               "train": {"model": r["model"], "extractor": r["extractor"], **r["config"]}}
+        sup = r.get("supervision")
+        if isinstance(sup, list):
+            sub["supervise"] = [sup]
+        elif sup is not None:
+            sub["concept_sup"] = sup
+        grids.append(sub)
+    return {"name": "rsbench-table", "job": "train", "train_seeds": list(saved["seeds"]), "timeout": 300,
+            "grids": grids}
+
+
+def from_sweep(rows_path: Path, saved: dict) -> list:
+    """results.json rows rebuilt from a sweep's rows (one per seed), in the saved rows' order."""
+    from rscount.sweeps import load_grid, read_rows
+    grid = load_grid(SWEEP_FILE)
+    by_key = {str(r["key"]): r for r in read_rows(rows_path)}
+    out = []
+    for r in saved["rows"]:
+        opts = dict(_options(r))
+        sup = r.get("supervision")
+        supervise, concept_sup = (sup, None) if isinstance(sup, list) else ((), sup)
+        settings = {"model": r["model"], "extractor": r["extractor"], **r["config"]}
+        mine = [p for p in grid.points if p.task.name == r["task"] and dict(p.train) == settings
+                and list(p.supervise) == list(supervise) and p.concept_sup == concept_sup]
+        rows = [by_key.get(p.key) for p in mine]
+        if not mine or any(x is None or x["status"] != "ok" for x in rows):
+            raise SystemExit(f"the sweep rows lack {r['task']}/{r['model']} {sup or ''}: run the sweep file first")
+        rows.sort(key=lambda x: saved["seeds"].index(int(x["train_seed"])))
+        records = [dict(x, seed=int(x["train_seed"]), verdict=x.get("verdict"))
+                   for x in rows]
+        problem = rscount.make_problem(r["task"], supervise=list(supervise), concept_sup=concept_sup, **opts)
+        config = TrainConfig(**settings)
+        count = rscount.count_problem(problem, timeout=300) if rows[0]["count"] is not None else None
+        row_out = results_row(problem, r["model"], r["extractor"], config, records, count, supervise, concept_sup)
+        row_out.update({k: r[k] for k in ("tuned", "tuning") if k in r},
+                       seconds=round(sum(float(x["seconds"]) for x in rows), 1))
+        if r.get("sweep"):
+            row_out["sweep"] = True
+        out.append(row_out)
+    return out
+
+
+def differences(saved: list, rebuilt: list) -> list:
+    """(row, field, saved value, rebuilt value) wherever a checked field differs."""
+    out = []
+    for a, b in zip(saved, rebuilt):
+        for k in CHECKED:
+            if a.get(k) != b.get(k):
+                out.append((f"{a['task']}/{a['model']} {a.get('supervision') or ''}".strip(), k, a.get(k), b.get(k)))
+    return out
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.rsbench_table")
     p.add_argument("--seeds", type=int, default=10, help="how many of rsbench's seeds (default 10)")
@@ -201,8 +283,25 @@ def main(argv=None) -> None:
     p.add_argument("--render", action="store_true", help="rewrite the table and plot from results.json only")
     p.add_argument("--only", metavar="TASK/MODEL,...",
                    help="run only these rows (or 'sweep') and replace them in the saved results.json")
+    p.add_argument("--write-sweep", action="store_true",
+                   help="write the saved rows' settings as a sweep file (benchmarks/sweeps/rsbench-table.yaml)")
+    p.add_argument("--from-sweep", metavar="ROWS",
+                   help="rebuild the rows from that sweep file's output and compare them with results.json")
     args = p.parse_args(argv)
     out = Path(args.out)
+    if args.write_sweep or args.from_sweep:
+        saved = json.loads((out / "results.json").read_text())
+        if args.write_sweep:
+            import yaml
+            SWEEP_FILE.parent.mkdir(exist_ok=True)
+            SWEEP_FILE.write_text(SWEEP_HEADER + yaml.safe_dump(sweep_grid(saved), sort_keys=False, width=110, default_flow_style=None))
+            return
+        rebuilt = from_sweep(Path(args.from_sweep), saved)
+        diff = differences(saved["rows"], rebuilt)
+        for where, key, a, b in diff:
+            print(f"{where}: {key} saved {a} rebuilt {b}")
+        print(f"{len(rebuilt)} rows rebuilt from the sweep; {len(diff)} checked fields differ")
+        raise SystemExit(1 if diff else 0)
     only = set(args.only.split(",")) if args.only else None
     saved = json.loads((out / "results.json").read_text()) if (args.render or only) else None
     if args.render:

@@ -1,20 +1,17 @@
 """Child processes that end with their parent, on every way out.
 
-Solvers run in forked children and sweeps of counts or training seeds in
-process pools. A child asks the kernel to kill it when its parent dies (even
-by SIGKILL), and a pool left by an error, a time-out, Ctrl-C or SIGTERM kills
-its workers at once instead of waiting for their work to finish.
+Solvers run in forked children. A child asks the kernel to kill it when its
+parent dies (even by SIGKILL). Parallel work (sweeps, the data curve, training
+seeds) runs on Dask (:mod:`rscount.cluster`), whose workers end with it.
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import multiprocessing as mp
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["die_with_parent", "process_pool", "allow_children"]
+__all__ = ["die_with_parent", "allow_children"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -29,40 +26,6 @@ def die_with_parent(parent: int | None = None) -> None:
         return
     if parent is not None and os.getppid() != parent:
         os._exit(1)
-
-
-def _init_worker(parent: int, initializer, initargs) -> None:
-    die_with_parent(parent)
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the parent decides when workers end
-        signal.signal(s, signal.SIG_DFL if s != signal.SIGINT else signal.SIG_IGN)
-    if initializer is not None:
-        initializer(*initargs)
-
-
-@contextlib.contextmanager
-def process_pool(workers: int, initializer=None, initargs: tuple = ()):
-    """A forked ``ProcessPoolExecutor`` whose workers die with this process and are killed, not awaited, when
-    the block is left by an exception (Ctrl-C, SIGTERM, a time-out)."""
-    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_init_worker,
-                               initargs=(os.getpid(), initializer, initargs))
-    try:
-        yield pool
-    except BaseException:
-        _kill(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
-
-
-def _kill(pool: ProcessPoolExecutor) -> None:
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in processes:
-        with contextlib.suppress(Exception):
-            proc.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        with contextlib.suppress(Exception):
-            proc.join(timeout=2)
 
 
 def allow_children() -> None:

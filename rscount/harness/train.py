@@ -29,7 +29,7 @@ from .metrics import concept_report, label_report, rsbench_metrics
 from .models import build_model
 
 __all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "count_and_relation", "wilson",
-           "RSBENCH_SEEDS"]
+           "seed_record", "summarise", "RSBENCH_SEEDS"]
 
 FIT = 0.95  # training label accuracy from which a model counts as having fitted the labels
 RSBENCH_SEEDS = (123, 456, 789, 1011, 1213, 1415, 1617, 1819, 2021, 2122)  # rsbench Appendix B.3
@@ -171,24 +171,7 @@ class TrainReport:
     def summary(self) -> dict:
         """Verdicts over all seeds; over the seeds that fit the labels, how many land on a counted optimal map
         (the intended one included) with its 95% Wilson interval; rsbench's metrics as mean and std."""
-        verdicts = [s.learned.verdict for s in self.seeds if s.learned is not None]
-        fitted = [s for s in self.seeds if s.fitted]
-        fv = [s.learned.verdict for s in fitted if s.learned is not None]
-        on_counted = sum(v in ("intended", "shortcut") for v in fv)
-        out = {"seeds": len(self.seeds), "intended": verdicts.count("intended"),
-               "shortcut": verdicts.count("shortcut"),
-               "no_optimal_map": sum(1 for v in verdicts if v not in ("intended", "shortcut")),
-               "label_accuracy": float(np.mean([s.labels["accuracy"] for s in self.seeds])),
-               "concept_accuracy": (float(np.mean([s.concepts["accuracy"] for s in self.seeds]))
-                                    if all(s.concepts for s in self.seeds) else None),
-               "fitted": [s.seed for s in fitted], "on_counted": on_counted,
-               "fitted_intended": fv.count("intended"), "outside": len(fv) - on_counted,
-               "on_counted_ci": wilson(on_counted, len(fv)), "intended_ci": wilson(fv.count("intended"), len(fv))}
-        for key in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C", "ood_mF1_Y", "head_is_K"):
-            values = [s.rsbench[key] for s in self.seeds if s.rsbench.get(key) is not None]
-            if values:
-                out[key], out[key + "_std"] = float(np.mean(values)), float(np.std(values))
-        return out
+        return summarise([seed_record(s, self.outside_predicted(s)) for s in self.seeds])
 
     def to_dict(self) -> dict:
         cfg = self.config
@@ -259,6 +242,41 @@ class TrainReport:
         first = next((s for s in self.seeds if s.concepts is not None), None)
         image = figure_png(confusion_figure(p.task, first, None, self.predicted)) if first is not None else ""
         return head + seeds + image
+
+
+RSBENCH_KEYS = ("mF1_Y", "mF1_C", "Cls_C", "mCls_C", "ood_mF1_Y", "head_is_K")
+
+
+def seed_record(s: SeedResult, outside: dict | None = None) -> dict:
+    """One trained seed as plain values: what a summary, a sweep row and the rsbench table are made of."""
+    return {"seed": s.seed, "verdict": s.learned.verdict if s.learned is not None else None, "fitted": s.fitted,
+            "train_accuracy": s.train_accuracy, "label_accuracy": s.labels["accuracy"],
+            "concept_accuracy": s.concepts["accuracy"] if s.concepts else None,
+            "val_accuracy": max(s.curve, key=lambda c: c[1])[2] if s.curve else None, "attempts": s.attempts,
+            "broken": s.learned.broken if s.learned is not None else None,
+            "outside_predicted": max(outside.values()) if outside else None,
+            **{k: s.rsbench.get(k) for k in RSBENCH_KEYS}}
+
+
+def summarise(records: Sequence[dict]) -> dict:
+    """The summary of seeds given as :func:`seed_record` values (a run's, or a sweep's rows of one setting)."""
+    verdicts = [r["verdict"] for r in records if r["verdict"] is not None]
+    fitted = [r for r in records if r["fitted"]]
+    fv = [r["verdict"] for r in fitted if r["verdict"] is not None]
+    on_counted = sum(v in ("intended", "shortcut") for v in fv)
+    out = {"seeds": len(records), "intended": verdicts.count("intended"), "shortcut": verdicts.count("shortcut"),
+           "no_optimal_map": sum(1 for v in verdicts if v not in ("intended", "shortcut")),
+           "label_accuracy": float(np.mean([r["label_accuracy"] for r in records])),
+           "concept_accuracy": (float(np.mean([r["concept_accuracy"] for r in records]))
+                                if all(r["concept_accuracy"] is not None for r in records) else None),
+           "fitted": [r["seed"] for r in fitted], "on_counted": on_counted,
+           "fitted_intended": fv.count("intended"), "outside": len(fv) - on_counted,
+           "on_counted_ci": wilson(on_counted, len(fv)), "intended_ci": wilson(fv.count("intended"), len(fv))}
+    for key in RSBENCH_KEYS:
+        values = [r[key] for r in records if r.get(key) is not None]
+        if values:
+            out[key], out[key + "_std"] = float(np.mean(values)), float(np.std(values))
+    return out
 
 
 def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:

@@ -10,7 +10,10 @@
     supervise: [[], [d1]]        # each item one supervision setting
     job: count                   # count | audit | train
     timeout: 30                  # per point (not crossed: a scalar)
-    train: {model: dpl, epochs: 5}
+    train: {model: dpl, epochs: 5}   # or a list of such mappings, crossed
+    train_seeds: [0, 1]          # job train: training seeds (default: the support seed)
+    grids:                       # several grids in one file: each over the keys above
+      - {tasks: [{task: xor3}], train: {model: sl}}
 
 Every task source is loaded here, before any work starts, so that a grid that
 cannot run is refused at once; points carry the loaded tasks to the workers
@@ -36,9 +39,11 @@ from ..version import __version__
 __all__ = ["Point", "Grid", "load_grid", "grid_from_mapping", "GRID_KEYS", "JOBS", "SweepError"]
 
 JOBS = ("count", "audit", "train")
-CROSSED = ("map_class", "support", "subsample", "seeds", "supervise", "concept_sup", "backend", "job")
-OPTIONS = ("timeout", "memory_mb", "train", "name")
+CROSSED = ("map_class", "support", "subsample", "seeds", "supervise", "concept_sup", "backend", "job", "train",
+           "train_seeds")
+OPTIONS = ("timeout", "memory_mb", "name", "grids")
 GRID_KEYS = ("tasks",) + CROSSED + OPTIONS
+TOP_ONLY = ("timeout", "memory_mb", "name", "grids")  # not inside one of several grids
 SOURCE_KEYS = ("task", "param", "knowledge", "concepts", "groups", "spec", "config", "cnf", "name")
 MAX_POINTS = 1_000_000
 
@@ -61,13 +66,17 @@ class Point:
     supervise: tuple = ()
     concept_sup: float | int | None = None
     backend: str | None = None
+    train: tuple = ()  # job train: TrainConfig options as sorted (name, value) pairs
+    train_seed: int | None = None  # job train: the training seed (None: ``seed``)
 
     @property
     def params(self) -> dict:
         """The point's parameters as plain values (a row's first columns)."""
         return {"task": self.task.name, "source": self.source, "job": self.job, "map_class": self.map_class,
                 "support": self.support, "subsample": self.subsample, "seed": self.seed,
-                "supervise": ";".join(self.supervise), "concept_sup": self.concept_sup, "backend": self.backend}
+                "supervise": ";".join(self.supervise), "concept_sup": self.concept_sup, "backend": self.backend,
+                "train": json.dumps(dict(self.train), sort_keys=True) if self.train else "",
+                "train_seed": self.train_seed}
 
     @property
     def key(self) -> str:
@@ -83,7 +92,6 @@ class Grid:
     points: tuple
     timeout: float | None = 60.0
     memory_mb: int | None = None
-    train: Mapping = field(default_factory=dict)
     name: str = "sweep"
 
 
@@ -96,18 +104,82 @@ def load_grid(path: str | Path) -> Grid:
 
 
 def grid_from_mapping(data, folder: str | Path = ".", default_name: str = "sweep") -> Grid:
-    """Check a grid given as data and cross its lists into points (every task source loaded now)."""
+    """Check a grid given as data and cross its lists into points (every task source loaded now); with
+    ``grids``, each listed grid is crossed over the keys around it and the points are joined."""
+    top = _checked_keys(data, "a sweep grid")
+    subs = [top]
+    if "grids" in top:
+        listed = top["grids"]
+        if not isinstance(listed, list) or not listed:
+            raise SweepError("sweep key 'grids' is a non-empty list of grids (mappings of the keys above)")
+        subs = [_merged(top, _checked_keys(sub, "each of 'grids'", inner=True)) for sub in listed]
+    points, seen = [], set()
+    for sub in subs:
+        for point in _crossed(sub, Path(folder)):
+            if point.key not in seen:
+                seen.add(point.key)
+                points.append(point)
+            if len(points) > MAX_POINTS:
+                raise SweepError(f"the grid crosses into more than {MAX_POINTS:,} points; split it into several")
+    if any(p.job == "train" for p in points):
+        _check_train({p.train for p in points if p.job == "train"})
+    timeout = top.get("timeout", 60.0)
+    if timeout is not None:
+        from ..limits import check_seconds
+        try:
+            timeout = check_seconds(timeout, "sweep key 'timeout'")
+        except (TypeError, RscountError) as exc:
+            raise SweepError(str(exc)) from None
+    memory = top.get("memory_mb")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
+        raise SweepError(f"sweep key 'memory_mb' must be a positive number of MB, not {brief(memory, 30)}")
+    return Grid(tuple(points), timeout, memory, str(top.get("name", default_name)))
+
+
+def _checked_keys(data, what: str, inner: bool = False) -> Mapping:
     if not isinstance(data, Mapping):
-        raise SweepError(f"a sweep grid is a mapping of keys ({', '.join(GRID_KEYS)}), not {brief(data, 40)}")
+        raise SweepError(f"{what} is a mapping of keys ({', '.join(GRID_KEYS)}), not {brief(data, 40)}")
     unknown = sorted(set(map(str, data)) - set(GRID_KEYS))
     if unknown:
         raise SweepError(f"unknown sweep key {unknown[0]!r}; known keys: {', '.join(GRID_KEYS)}")
-    if "tasks" not in data:
+    misplaced = sorted(set(map(str, data)) & set(TOP_ONLY)) if inner else []
+    if misplaced:
+        raise SweepError(f"sweep key {misplaced[0]!r} belongs to the whole file, not to one of 'grids'")
+    if not inner and "grids" not in data and "tasks" not in data:
         raise SweepError("a sweep grid needs 'tasks': a list of task sources such as {task: xor3}")
+    return data
+
+
+def _merged(top: Mapping, sub: Mapping) -> dict:
+    """A listed grid over the keys around it: its own keys win; training options merge name by name."""
+    out = {k: v for k, v in top.items() if k not in TOP_ONLY}
+    out.update(sub)
+    if "train" in top and "train" in sub:
+        out["train"] = [{**_options(top["train"])[0], **t} for t in _options(sub["train"])]
+    if "tasks" not in out:
+        raise SweepError("each of 'grids' needs 'tasks' (its own, or one around it)")
+    return out
+
+
+def _options(value) -> list:
+    """The training option mappings of a ``train`` value (one mapping, or a list of them)."""
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise SweepError("sweep key 'train' is an empty list; give at least one mapping of training options")
+    for v in values:
+        if not isinstance(v, Mapping):
+            raise SweepError(f"sweep key 'train' takes mappings of training options, not {brief(v, 40)}")
+    if len(values) > 1 and not isinstance(value, list):
+        raise SweepError("sweep key 'train' is one mapping or a list of them")
+    return [dict(v) for v in values]
+
+
+def _crossed(data: Mapping, folder: Path) -> list:
+    """The points of one grid (no ``grids`` inside)."""
     sources = data["tasks"] if isinstance(data["tasks"], list) else [data["tasks"]]
     if not sources:
         raise SweepError("sweep key 'tasks' is an empty list; name at least one task source")
-    tasks = [_load_source(s, Path(folder)) for s in sources]
+    tasks = [_load_source(s, folder) for s in sources]
     axes = {key: _axis(data, key) for key in CROSSED}
     for job in axes["job"]:
         if job not in JOBS:
@@ -120,42 +192,49 @@ def grid_from_mapping(data, folder: str | Path = ".", default_name: str = "sweep
         bad = [b for b in axes["backend"] if b is not None and b not in COUNTERS]
         if bad:
             raise SweepError(f"backend {brief(bad[0], 30)} does not exist; choose one of {', '.join(COUNTERS)}")
-    for seed in axes["seeds"]:
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63:
-            raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
+    for name in ("seeds", "train_seeds"):
+        for seed in axes[name]:
+            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63):
+                raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
     supervise = [_supervision(s) for s in axes["supervise"]]
-    total = len(tasks) * math.prod(len(values) for values in axes.values())
+    trains = [tuple(sorted((str(k), v) for k, v in t.items())) for t in _options(data.get("train") or {})]
+    total = len(tasks) * math.prod(len(values) for key, values in axes.items() if key != "train") * len(trains)
     if total > MAX_POINTS:
         raise SweepError(f"the grid crosses into {total:,} points (limit {MAX_POINTS:,}); split it into several")
-    points = []
-    for (task, source), job, cls, sup, sub, seed, sv, csup, backend in itertools.product(
-            tasks, axes["job"], axes["map_class"], axes["support"], axes["subsample"], axes["seeds"], supervise,
-            axes["concept_sup"], axes["backend"]):
-        points.append(Point(task, source, job, cls, sup, sub, seed, sv, csup, backend))
-    timeout = data.get("timeout", 60.0)
-    if timeout is not None:
-        from ..limits import check_seconds
+    return [Point(task, source, job, cls, sup, sub, seed, sv, csup, backend, train, tseed)
+            for (task, source), job, cls, sup, sub, seed, sv, csup, backend, train, tseed in itertools.product(
+                tasks, axes["job"], axes["map_class"], axes["support"], axes["subsample"], axes["seeds"], supervise,
+                axes["concept_sup"], axes["backend"], trains, axes["train_seeds"])]
+
+
+def _check_train(settings: set) -> None:
+    """Every training setting builds a TrainConfig (a wrong option is refused now, not in each row)."""
+    try:
+        from ..harness import TrainConfig
+    except ImportError as exc:
+        raise SweepError(f"job train needs the train extra ({exc.name} is missing): pip install 'rscount[train]'") \
+            from None
+    known = [f.name for f in dataclasses.fields(TrainConfig)]
+    for setting in settings:
+        unknown = sorted(set(dict(setting)) - set(known))
+        if unknown:
+            raise SweepError(f"unknown training option {unknown[0]!r}; known options: {', '.join(known)}")
         try:
-            timeout = check_seconds(timeout, "sweep key 'timeout'")
+            TrainConfig(**dict(setting))
         except (TypeError, RscountError) as exc:
-            raise SweepError(str(exc)) from None
-    train = data.get("train") or {}
-    if not isinstance(train, Mapping):
-        raise SweepError(f"sweep key 'train' must be a mapping of training options, not {brief(train, 40)}")
-    memory = data.get("memory_mb")
-    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
-        raise SweepError(f"sweep key 'memory_mb' must be a positive number of MB, not {brief(memory, 30)}")
-    return Grid(tuple(points), timeout, memory, dict(train), str(data.get("name", default_name)))
+            raise SweepError(f"training options {brief(dict(setting), 60)}: {exc}") from None
 
 
 _DEFAULTS = {"map_class": "complete", "support": None, "subsample": None, "seeds": 0, "supervise": (),
-             "concept_sup": None, "backend": None, "job": "count"}
+             "concept_sup": None, "backend": None, "job": "count", "train": {}, "train_seeds": None}
 
 
 def _axis(data: Mapping, key: str) -> list:
     """The values a crossed key takes: its list, or its one scalar, or its default."""
     if key not in data:
         return [_DEFAULTS[key]]
+    if key == "train":
+        return [data[key]]  # crossed by _options
     value = data[key]
     if key == "supervise" and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         value = [value]  # supervise: [d1, d2] is one setting with two items; [[], [d1]] crosses two settings

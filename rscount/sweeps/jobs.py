@@ -16,7 +16,8 @@ __all__ = ["run_point", "STATUSES", "ROW_FIELDS"]
 
 STATUSES = ("ok", "timeout", "error", "lost")
 ROW_FIELDS = ("key", "task", "source", "job", "map_class", "support", "subsample", "seed", "supervise", "concept_sup",
-              "backend", "status", "count", "log10_count", "exact", "counted_by", "seconds", "message")
+              "backend", "train", "train_seed", "status", "count", "log10_count", "exact", "counted_by", "seconds",
+              "message")
 
 
 def run_point(point: Point, grid: Grid) -> dict:
@@ -67,19 +68,22 @@ def _audit(point: Point, grid: Grid) -> dict:
 def _train(point: Point, grid: Grid) -> dict:
     try:
         from ..harness import TrainConfig, run
+        from ..harness.train import seed_record
     except ImportError as exc:
         raise RscountError(f"job train needs the train extra ({exc.name} is missing): pip install 'rscount[train]'") \
             from None
     import torch
     torch.set_num_threads(1)  # one thread per worker: workers are the parallelism
-    config = TrainConfig(**{**dict(grid.train), "threads": 1})
-    report = run(_problem(point), seeds=[point.seed], config=config, count_timeout=grid.timeout)
-    seed = report.seeds[0]
-    out = {"verdict": seed.learned.verdict if seed.learned is not None else None,
-           "train_accuracy": seed.train_accuracy, "label_accuracy": seed.labels.get("accuracy"),
-           "concept_accuracy": (seed.concepts or {}).get("accuracy"), "fitted": bool(seed.fitted)}
-    if report.counted is not None:
-        out.update(_counted(report.counted))
+    config = TrainConfig(**{**dict(point.train), "threads": 1})
+    seed = point.seed if point.train_seed is None else point.train_seed
+    report = run(_problem(point), seeds=[seed], config=config, count_timeout=grid.timeout)
+    s = report.seeds[0]
+    out = seed_record(s, report.outside_predicted(s))
+    out.pop("seed")
+    if report.count is not None:
+        out.update(_counted(report.count))
+    elif report.count_error:
+        out["message"] = f"trained, but not counted: {report.count_error}"
     return out
 
 
