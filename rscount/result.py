@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from .errors import RscountError
 
-__all__ = ["ConceptMap", "JointMap", "Tally", "CountResult", "format_count"]
+__all__ = ["ConceptMap", "JointMap", "Tally", "CountResult", "format_count", "log10_count"]
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ class CountResult:
         if self._class_size is not None and self.map_class != "joint":
             bars.append((f"{self.map_class} maps", self._class_size()))
         fig, ax = plt.subplots(figsize=(5, 3))
-        ax.barh([b[0] for b in bars], [_log10(b[1]) for b in bars], color=["#999", "#c33", "#39c"][:len(bars)])
+        ax.barh([b[0] for b in bars], [log10_count(b[1]) for b in bars], color=["#999", "#c33", "#39c"][:len(bars)])
         ax.set_xlabel("log10 of the number of maps")
         ax.set_title(f"{self.task}: {format_count(self.count)} optimal maps ({self.map_class})", fontsize=9)
         fig.tight_layout()
@@ -220,7 +220,7 @@ class CountResult:
         return show_or_save(fig, path)
 
 
-def _log10(n: int) -> float:
+def log10_count(n: int) -> float:
     """log10 of an integer of any size."""
     return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import RscountError, SupportError
 from ..problem import Problem
+from ..result import log10_count
 from ..support import Support, by_label, grid
 
 __all__ = ["Curve", "data_curve", "draw_count", "default_sizes"]
@@ -33,9 +34,13 @@ class Curve:
         out = []
         for size, counts in self.rows:
             ok = [c for c in counts if c is not None]
-            median = int(np.median(ok)) if ok else None
-            out.append((size, median, sum(c == 1 for c in ok) / len(ok) if ok else None, len(counts) - len(ok)))
+            out.append((size, median_count(ok), share_one(ok), len(counts) - len(ok)))
         return out
+
+    def records(self) -> list:
+        """One row a draw (size, seed, count): the shape of a sweep's rows, for :class:`rscount.SweepTable`."""
+        return [{"support_size": size, "seed": seed, "count": c, "status": "ok" if c is not None else "error"}
+                for size, counts in self.rows for seed, c in zip(self.seeds, counts)]
 
     def to_dict(self) -> dict:
         return {"draw": self.draw, "seeds": list(self.seeds),
@@ -123,18 +128,51 @@ def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "spa
     return Curve(draw, seeds, rows)
 
 
+def median_count(counts: list) -> int | None:
+    """The median of exact counts, as a whole number (the lower middle of an even number of draws)."""
+    ordered = sorted(counts)
+    return ordered[(len(ordered) - 1) // 2] if ordered else None
+
+
+def share_one(counts: list) -> float | None:
+    """The share of counts equal to 1: draws on which the task has no shortcut."""
+    return sum(c == 1 for c in counts) / len(counts) if counts else None
+
+
+CURVES = {"count": ("optimal maps (median)", median_count),
+          "log10_count": ("log10 optimal maps (median)", lambda cs: log10_count(median_count(cs)) if cs else None),
+          "share_one": ("share of points with count 1", share_one)}
+
+
+def curve_points(pairs, y: str = "count") -> list:
+    """(x, value) per distinct x of ``(x, count)`` pairs, in order of x: the median count (``count``, or its
+    ``log10_count``) or the share of count 1 (``share_one``); counts that are None are left out."""
+    by_x: dict = {}
+    for x, c in pairs:
+        if c is not None:
+            by_x.setdefault(x, []).append(int(c))
+    summary = CURVES[y][1]
+    return [(x, summary(cs)) for x, cs in sorted(by_x.items())]
+
+
+def draw_curve(ax, pairs, y: str = "count", **style) -> None:
+    """Plot :func:`curve_points` on ``ax`` (a log axis for ``count``), labelled with what y means."""
+    points = curve_points(pairs, y)
+    ax.plot([float(x) for x, _ in points], [v for _, v in points], style.pop("fmt", "o-"), **style)
+    if y == "count":
+        ax.set_yscale("log")
+    ax.set_ylabel(CURVES[y][0])
+
+
 def plot_curve(curve: Curve, ax, title: str = "") -> None:
     """Draw the median count (log scale) and the share of draws with count 1 against the support size."""
-    table = curve.table()
-    xs = [s for s, m, _, _ in table if m is not None]
-    ax.plot(xs, [m for _, m, _, _ in table if m is not None], "o-", color="tab:blue", label="median count")
+    pairs = [(r["support_size"], r["count"]) for r in curve.records()]
+    draw_curve(ax, pairs, "count", color="tab:blue", label="median count")
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
     ax.set_xlabel(f"support vectors ({'drawn label first' if curve.draw == 'by-label' else 'uniform draws'})")
     ax.set_ylabel("optimal maps (median over seeds)", color="tab:blue")
     twin = ax.twinx()
-    twin.plot([s for s, _, share, _ in table if share is not None],
-              [share for _, _, share, _ in table if share is not None], "s--", color="tab:green")
+    draw_curve(twin, pairs, "share_one", fmt="s--", color="tab:green")
     twin.set_ylim(-0.05, 1.05)
     twin.set_ylabel("share of draws with count 1", color="tab:green")
     ax.set_title(title or f"{len(curve.seeds)} seeds per size")

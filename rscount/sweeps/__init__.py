@@ -83,35 +83,19 @@ def _table_class():
 
 
 def _plot(table, x: str, y: str, hue: str | None, path):
-    import math
-
+    from ..auditing.curve import CURVES, draw_curve
     from ..output import pyplot, show_or_save
     if x not in table.columns or (hue is not None and hue not in table.columns):
         raise SweepError(f"plot: columns are {', '.join(table.columns)}; x={x!r} or hue={hue!r} is not one")
-    if y not in ("count", "log10_count", "share_one"):
-        raise SweepError(f"plot: y is count, log10_count or share_one, not {y!r}")
+    if y not in CURVES:
+        raise SweepError(f"plot: y is {', '.join(CURVES)}, not {y!r}")
     plt = pyplot(to_file=path is not None)
     ok = table[table["status"] == "ok"]
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     groups = ok.groupby(hue, dropna=False) if hue else [("all", ok)]
     for name, rows in groups:
-        points = []
-        for xv, cell in rows.groupby(x, dropna=False):
-            counts = [int(c) for c in cell["count"]]
-            if y == "share_one":
-                value = sum(c == 1 for c in counts) / len(counts)
-            else:
-                logs = sorted(math.log10(c) if c > 0 else 0.0 for c in counts)
-                value = logs[len(logs) // 2]
-            points.append((float(xv), value))
-        points.sort()
-        ax.plot([p[0] for p in points], [10 ** p[1] if y == "count" else p[1] for p in points], "o-",
-                label=str(name))
-    if y == "count":
-        ax.set_yscale("log")
+        draw_curve(ax, zip(rows[x], rows["count"]), y, label=str(name))
     ax.set_xlabel(x)
-    ax.set_ylabel({"count": "optimal maps (median)", "log10_count": "log10 optimal maps (median)",
-                   "share_one": "share of points with count 1"}[y])
     if hue:
         ax.legend(title=hue, fontsize=8)
     fig.tight_layout()

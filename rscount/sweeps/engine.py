@@ -76,9 +76,11 @@ MAX_CHUNK = 16  # points per Dask task at most: small enough that rows still str
 
 
 def _chunks(points: list, threads: int) -> list:
-    """Points in chunks of up to MAX_CHUNK, at least four chunks per worker thread so that all stay busy."""
-    size = max(1, min(MAX_CHUNK, len(points) // (4 * threads)))
-    return [points[i:i + size] for i in range(0, len(points), size)]
+    """Count points in chunks of up to MAX_CHUNK, at least four chunks per worker thread so that all stay busy;
+    audits and training runs (seconds to minutes each) one a chunk, so that rows stream and no worker idles."""
+    counts = [p for p in points if p.job == "count"]
+    size = max(1, min(MAX_CHUNK, len(counts) // (4 * threads)))
+    return [counts[i:i + size] for i in range(0, len(counts), size)] + [[p] for p in points if p.job != "count"]
 
 
 def _failed(point, status: str, why: str) -> dict:

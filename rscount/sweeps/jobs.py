@@ -6,10 +6,10 @@ retries it elsewhere and records it as lost if it keeps dying).
 """
 from __future__ import annotations
 
-import math
 import time
 
 from ..errors import CountTimeout, RscountError
+from ..result import log10_count
 from .grid import Grid, Point
 
 __all__ = ["run_point", "STATUSES", "ROW_FIELDS"]
@@ -45,11 +45,7 @@ def _problem(point: Point):
 
 def _counted(result) -> dict:
     count = int(result.count)
-    return {"count": count, "log10_count": _log10(count), "exact": bool(result.exact), "counted_by": result.backend}
-
-
-def _log10(n: int) -> float:
-    return math.log10(n) if n < 1 << 1000 else (n.bit_length() - 1) * math.log10(2)
+    return {"count": count, "log10_count": log10_count(count), "exact": bool(result.exact), "counted_by": result.backend}
 
 
 def _count(point: Point, grid: Grid) -> dict:
