@@ -62,7 +62,7 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
 def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
                  subsample=None, seed: int = 0, support_file: str | Path | None = None,
                  concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None,
-                 groups=None, concepts=None) -> Problem:
+                 groups=None, concepts=None, inference: str = "knowledge") -> Problem:
     """Assemble a :class:`Problem` from a task and the support and supervision options.
 
     ``support`` is a Support, ``"exhaustive"``, ``"by-label:N"`` (N vectors drawn
@@ -71,6 +71,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     (a fraction or a count) then samples that support with ``seed``. ``groups`` (``"d1,d2;s1,s2"`` or a list
     of lists) replaces the task's concept groups; class ``shared`` on a task without groups gives every concept
     of one domain one classifier, as rsbench's shared extractor does, and says so in the result's warnings.
+    ``inference`` is ``"knowledge"`` (the model reasons with K) or ``"learned"`` (it learns its label head).
     """
     task = resolve_task(task, params, concepts)
     if groups is not None:
@@ -106,7 +107,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         raise TypeError(f"supervise= takes a concept name ('d1'), a value ('d1=4') or a list of them, not "
                         f"{brief(supervise, 40)}")
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
-    return Problem(task, base, map_class, supervision)
+    return Problem(task, base, map_class, supervision, inference)
 
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
@@ -251,13 +252,27 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
                            f"please report this with the task and options")
     return CountResult(
-        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
+        **_described(problem),
         count=tally.count, exact=tally.exact, backend=name, seconds=time.perf_counter() - start,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding,
         notes=tuple(notes) + tally.notes, warnings=problem.task.warnings,
-        _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None))
+        _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None),
+        _renamed=_renamer(problem, tally.count) if problem.inference == "learned" and tally.exact else None)
+
+
+def _renamer(problem: Problem, count: int):
+    def renamed(timeout=None) -> int:
+        from .heads import up_to_renaming
+        return up_to_renaming(problem, count, timeout)
+    return renamed
+
+
+def _described(problem: Problem) -> dict:
+    """The fields of a CountResult that say what was counted."""
+    return dict(task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
+                support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
+                inference=problem.inference)
 
 
 def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress, approx=None,
@@ -302,8 +317,7 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
             f"the count is the product of the parts' counts ({names})")
     backends = "+".join(dict.fromkeys(r.backend for r in results))
     return CountResult(
-        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
+        **_described(problem),
         count=total, exact=exact, **bounds, backend=f"split({backends})", seconds=time.perf_counter() - start,
         notes=(note,) + _part_notes(problem, results), warnings=problem.task.warnings,
         parts=tuple(results), _enumerate=_enumerator(problem, None))
@@ -323,8 +337,7 @@ def _count_shared_parts(problem: Problem, parts: list, *, timeout) -> CountResul
     note = (f"shared parts: the labels read {len(parts)} disjoint sets of concepts but the concept groups cross "
             f"them, so the count intersects each part's optimal shared maps ({boxes} boxes of maps)")
     return CountResult(
-        task=problem.task.name, map_class=problem.map_class, support=problem.support.kind,
-        support_size=problem.support.length, supervision=problem.supervision.describe(problem.task),
+        **_described(problem),
         count=total, exact=True, backend="automorphism", seconds=time.perf_counter() - start,
         notes=(note,), warnings=problem.task.warnings, _enumerate=_enumerator(problem, None))
 
@@ -334,7 +347,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
           support_file=None, concept_sup=None, supervise: Sequence[str] = (),
           epsilon: float = 0.8, delta: float = 0.2, timeout: float | None = None,
           memory_mb: int | None = None, params: dict | None = None, groups=None, concepts=None,
-          progress: Optional[Callable[[str], None]] = None) -> CountResult:
+          progress: Optional[Callable[[str], None]] = None, inference: str = "knowledge") -> CountResult:
     """Return the number of optimal concept maps of ``task`` as a :class:`CountResult`.
 
     >>> r = count("and3")
@@ -345,7 +358,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     with time_limit(timeout, "counting"):  # building the task and support counts against the limit too
         problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
                                support_file=support_file, concept_sup=concept_sup, supervise=supervise,
-                               params=params, groups=groups, concepts=concepts)
+                               params=params, groups=groups, concepts=concepts, inference=inference)
         return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                              timeout=timeout, memory_mb=memory_mb, progress=progress)
 
@@ -360,7 +373,7 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
     def maps(limit, timeout=None):
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
-        if encoding is None and COUNTERS["automorphism"].applies(problem):
+        if encoding is None and problem.inference == "knowledge" and COUNTERS["automorphism"].applies(problem):
             return COUNTERS["automorphism"].enumerate(problem, None, limit,
                                                       Deadline(timeout, "listing maps", "ask for fewer maps"))
         found = _optimal_everywhere(problem, limit)
@@ -380,7 +393,7 @@ def _optimal_everywhere(problem: Problem, limit) -> list:
     large complete problem (Kand-Logic by-label:1000); these come from the
     knowledge's symmetries at once, and often are all the maps there are.
     """
-    if problem.support.exhaustive or problem.supervision or limit == 0:
+    if problem.support.exhaustive or problem.supervision or limit == 0 or problem.inference != "knowledge":
         return []
     every = supports.exhaustive(problem.task)  # read off the knowledge: its vectors are never listed
     full = Problem(problem.task, every, problem.map_class)

@@ -22,7 +22,8 @@ from .errors import BackendError, CountTimeout, RscountError, brief
 from .export import export_library
 from .limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
 from .output import check_output_folder, check_output_path, pyplot, write_figure
-from .problem import MAP_CLASSES
+from .problem import INFERENCES, MAP_CLASSES
+from .result import format_count
 from .progress import display
 from .spec import load_spec, task_from_spec, task_from_text
 from .tasks import get_task, task_names
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_support_options(p)
     how = p.add_argument_group("counting")
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
+    add_inference_option(how)
     mode = how.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="fastest exact backend (default)")
     mode.add_argument("--approx", action="store_true", help="(epsilon, delta) estimate: elimination plus sampling "
@@ -166,7 +168,16 @@ def _problem(args, task, map_class: str):
     """The problem the support, supervision and group options describe for ``task``."""
     return api.make_problem(task, map_class=map_class, support=args.support, subsample=args.subsample,
                             seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
-                            supervise=args.supervise, groups=args.groups)
+                            supervise=args.supervise, groups=args.groups,
+                            inference=getattr(args, "inference", "knowledge"))
+
+
+def add_inference_option(group) -> None:
+    group.add_argument("--inference", default="knowledge", choices=list(INFERENCES),
+                       help="who gives the labels: knowledge (default: the model reasons with K, as DeepProbLog "
+                            "and LTN) or learned (the model learns its label head, as a CBM or Semantic Loss; a "
+                            "map counts when it sends no two support vectors with different labels to one "
+                            "prediction)")
 
 
 def _list_tasks(out) -> None:
@@ -424,6 +435,7 @@ def _count(argv: Sequence[str], out, err) -> int:
                                    epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
                                    memory_mb=args.memory_limit, progress=progress)
         maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
+        renamed = _renamed(result, args.timeout)
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
             _emit(problem, args.emit_dimacs)
     if args.explain and not args.json:
@@ -432,14 +444,35 @@ def _count(argv: Sequence[str], out, err) -> int:
         data = result.to_dict()
         if args.enumerate is not None:
             data["maps"] = maps
+        if renamed is not None:
+            data["up_to_renaming"] = renamed[0]
         print(json.dumps(data), file=out)
     else:
         print(result, file=out)
+        if renamed is not None:
+            value, why = renamed
+            print(f"up to renaming {format_count(value) if value is not None else 'not counted: ' + why}"
+                  + (" (orbits of renamings of predicted values, which a learned head absorbs)" if value else ""),
+                  file=out)
         if maps:
             print(f"maps (first {len(maps)}):", file=out)
             for m in maps:
                 print(f"  {m}", file=out)
     return 0
+
+
+RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learned-head count
+
+
+def _renamed(result, timeout: float | None):
+    """(count up to renaming or None, why not) for a learned-head count; None for other counts."""
+    if result.inference != "learned" or not result.exact:
+        return None
+    budget = RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
+    try:
+        return result.up_to_renaming(budget), ""
+    except RscountError as exc:
+        return None, str(exc)
 
 
 def build_sweep_parser() -> argparse.ArgumentParser:
@@ -453,6 +486,8 @@ def build_sweep_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: the "
                    "cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask cluster, e.g. tcp://HOST:8786")
+    p.add_argument("--dashboard", action="store_true", help="serve Dask's dashboard for the local cluster on a free "
+                   "port and print its address (needs bokeh); an existing cluster's is printed anyway")
     add_status_options(p, "a progress bar")
     return p
 
@@ -466,12 +501,12 @@ def _sweep(argv: Sequence[str], out, err) -> int:
         raise _UsageError("--workers sizes the local cluster; an existing one (--scheduler) has its own workers")
     grid = load_grid(args.grid)
     shown = args.progress or (err.isatty() and not args.quiet)
-    bar = _SweepBar(err) if shown else None
+    bar = _SweepBar(err, shown)
     try:
-        table = sweep(grid, args.out, workers=args.workers, scheduler=args.scheduler, progress=bar)
+        table = sweep(grid, args.out, workers=args.workers, scheduler=args.scheduler, progress=bar,
+                      dashboard=args.dashboard)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     tally = table["status"].value_counts().to_dict() if len(table) else {}
     print(f"sweep {grid.name}: {len(table)} points in {args.out} ("
           + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("ok", "timeout", "error", "lost")) + ")", file=out)
@@ -479,15 +514,17 @@ def _sweep(argv: Sequence[str], out, err) -> int:
 
 
 class _SweepBar:
-    """One progress bar for a sweep: done, failed, ETA (tqdm on a terminal, lines elsewhere)."""
+    """One progress bar for a sweep: done, running, failed, ETA (when ``shown``); the dashboard's address always."""
 
-    def __init__(self, err):
+    def __init__(self, err, shown: bool = True):
         from tqdm import tqdm
-        self.err, self.bar, self._tqdm = err, None, tqdm
+        self.err, self.bar, self._tqdm, self.shown = err, None, tqdm, shown
 
     def __call__(self, state: dict) -> None:
         if "dashboard" in state:
-            print(f"countrss sweep: Dask dashboard at {state['dashboard']}", file=self.err)
+            print(f"countrss sweep: Dask dashboard at {state['dashboard']}", file=self.err, flush=True)
+            return
+        if not self.shown:
             return
         if self.bar is None:
             if state.get("resumed"):
@@ -495,7 +532,7 @@ class _SweepBar:
             self.bar = self._tqdm(total=state["total"], file=self.err, desc="sweep", unit="point",
                                   dynamic_ncols=True)
         self.bar.n = state["done"]
-        self.bar.set_postfix(failed=state["failed"], refresh=False)
+        self.bar.set_postfix(running=state.get("running", 0), failed=state["failed"], refresh=False)
         self.bar.refresh()
 
     def close(self) -> None:

@@ -74,6 +74,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     check_mode(exact, approx)
     steps: list = []
     task = problem.task
+    if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
+        return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
         import dataclasses
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
@@ -121,6 +123,10 @@ def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | 
         if problem.map_class == "joint" and counter.needs_cnf:
             raise EncodingError(f"class joint has no CNF encoding; use backend=closed-form (or bruteforce), "
                                 f"not {name}")
+        if problem.inference not in counter.inferences:
+            able = [n for n, c in COUNTERS.items() if problem.inference in c.inferences]
+            raise BackendError(f"backend {name} counts with the knowledge K, not inference {problem.inference}; "
+                               f"use one of {', '.join(able)} (or name none)")
     why = "named by the caller (backend=)" if backend else _generic_reason(problem, generic, approx)
     return Step("race" if len(generic) > 1 else "run", tuple(generic), why)
 
@@ -173,9 +179,17 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
     """
     check_mode(exact, approx)
     if approx:
-        return ("estimate", "approxmc") if COUNTERS["estimate"].applies(problem) else ("approxmc",)
+        return ("estimate", "approxmc") if problem.inference == "knowledge" and COUNTERS["estimate"].applies(
+            problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
+    if problem.inference != "knowledge":  # SDD compiles the pairs of a class that moves concepts slowly
+        order = ("sdd", "ganak", "enumerate") if problem.map_class in ("disentangled", "shared") else \
+            ("ganak", "enumerate", "sdd")
+        names = tuple(n for n in order if COUNTERS[n].unavailable() is None)
+        if not names:
+            raise BackendError("no exact backend is installed; pip install pysdd or pyganak or python-sat")
+        return names[:2]
     if not problem.support.exhaustive and COUNTERS["clauses"].applies(problem):
         return tuple(n for n in ("clauses", "ganak") if COUNTERS[n].unavailable() is None)
     if not problem.support.exhaustive and COUNTERS["search"].applies(problem):
@@ -192,11 +206,12 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
 
 
 def _generic_reason(problem: Problem, names: tuple, approx: bool) -> str:
-    first = names[0]
+    first = "learned" if problem.inference == "learned" and names[0] in ("sdd", "ganak", "enumerate") else names[0]
     why = {
         "approxmc": "an (epsilon, delta) estimate by hashing",
         "estimate": "arithmetic labels: exact elimination plus sampling",
         "closed-form": "the joint class has a closed form",
+        "learned": "a learned head: the generic counters on the CNF of 'no two labels share a prediction'",
         "clauses": "a sampled support and knowledge that is one CNF over booleans",
         "search": "a sampled support: a search over the entries of the maps",
         "modules": "a sampled support and knowledge with modules",

@@ -134,9 +134,11 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             for i in range(k):
                 circuit.exactly_one([O[i, j] for j in range(k)])
 
-    knowledge = task.compiled
+    learned = problem.inference == "learned"
+    knowledge = None if learned else task.compiled
     labels = problem.labels
     n = problem.support.length
+    predicted: list = []  # per row, its predicted value bits (a learned head compares rows with each other)
     base = len(circuit.clauses)
     for row, g in enumerate(problem.support.rows()):
         guess = base + (len(circuit.clauses) - base) * n // row if row == PROBE_ROWS else 0
@@ -151,6 +153,9 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             chat.update({(i, v): b for v, b in enumerate(bits)})
         for i in problem.supervised(row, g):
             circuit.assert_(chat[(i, g[i])])
+        if learned:
+            predicted.append(chat)
+            continue
         targets = [tab.get(task.decode(code), FALSE) for tab, code in zip(knowledge.tables, labels[row])]
         mapping = knowledge.circuit.copy_into(
             circuit, {var: chat[key] for key, var in knowledge.inputs.items()}, targets)
@@ -160,5 +165,53 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             progress(row + 1, n)
         if deadline is not None:
             deadline.check()
+    if learned:
+        _apart(circuit, problem, predicted, A if local else None, deadline)
     return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem,
                     circuit.constraints, circuit.defs)
+
+
+MAX_PAIRS = 20_000_000  # pairs of support vectors with different labels a learned-head CNF compares
+
+
+def _apart(circuit: Circuit, problem: Problem, predicted: list, A, deadline) -> None:
+    """A learned head: no two support vectors with different labels get one prediction. Local classes compare
+    value by value (one clause a pair: some concept's value map separates the two values); the others
+    compare the rows' predicted value bits."""
+    rows = list(problem.support.rows())
+    by_label: dict = {}
+    for row, y in enumerate(map(tuple, problem.labels.tolist())):
+        by_label.setdefault(y, []).append(row)
+    groups = list(by_label.values())
+    pairs = (sum(map(len, groups)) ** 2 - sum(len(g) ** 2 for g in groups)) // 2
+    if pairs > MAX_PAIRS:
+        raise BackendError(f"a learned head compares {pairs:,} pairs of support vectors with different labels "
+                           f"(limit {MAX_PAIRS:,}); count a smaller support (subsample=N)")
+    task = problem.task
+    same: dict = {}  # (predicted concept's value map, u, u') -> gate "the map sends u and u' to one value"
+
+    def merged(i: int, u: int, w: int):
+        r = problem.representative(i)
+        key = (r, min(u, w), max(u, w))
+        if key not in same:
+            same[key] = circuit.OR(circuit.AND((A(i, v, i, u), A(i, v, i, w))) for v in range(task.sizes[i]))
+        return same[key]
+
+    done, seen = 0, set()
+    for a, first in enumerate(groups):
+        for second in groups[a + 1:]:
+            for r in first:
+                g = rows[r]
+                for t in second:
+                    h = rows[t]
+                    if A is not None:
+                        clause = tuple(sorted({-merged(i, g[i], h[i]) for i in range(task.k) if g[i] != h[i]}))
+                        if clause not in seen:
+                            seen.add(clause)
+                            circuit.add(clause)
+                    else:
+                        p, q = predicted[r], predicted[t]
+                        circuit.add([circuit.AND((p[key], -q[key])) for key in p])
+                    done += 1
+                    if deadline is not None and done % 4096 == 0:
+                        deadline.check()

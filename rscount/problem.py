@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import EncodingError, SupportError
+from .errors import EncodingError, SupportError, brief
 from .lazy import cached_property
 from .support import Support, parse_amount
 from .task import Task
 
-__all__ = ["MAP_CLASSES", "Supervision", "Problem", "make_supervision", "for_class", "domain_groups"]
+__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Problem", "make_supervision", "for_class", "domain_groups"]
 
 MAP_CLASSES = {
     "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
@@ -25,6 +25,15 @@ MAP_CLASSES = {
     "disentangled": "predicted concept i reads only ground-truth concept i: (f_1(c_1), .., f_k(c_k))",
     "shared": "disentangled + one value map per concept group (weight sharing)",
     "joint": "any function of whole concept vectors (closed form, rsbench Eq. 8-9)",
+}
+
+
+INFERENCES = {
+    "knowledge": "the model reasons with K itself (DeepProbLog, LTN): a map is optimal when K gives every "
+                 "support vector's label on its predicted concepts",
+    "learned": "the model learns its own label head (CBM, Semantic Loss): a map is optimal when some head gives "
+               "every label, that is when it sends no two support vectors with different labels to one "
+               "prediction (the head is then fixed on the support's image and free elsewhere)",
 }
 
 
@@ -98,10 +107,14 @@ class Problem:
     support: Support
     map_class: str = "complete"
     supervision: Supervision = field(default_factory=Supervision)
+    inference: str = "knowledge"  # who gives the labels: K itself, or a head the model learns (INFERENCES)
 
     def __post_init__(self) -> None:
         if self.map_class not in MAP_CLASSES:
             raise EncodingError(f"unknown map class {self.map_class!r}; choose one of {', '.join(MAP_CLASSES)}")
+        if not isinstance(self.inference, str) or self.inference not in INFERENCES:
+            raise EncodingError(f"unknown inference {brief(self.inference, 30)}; choose one of "
+                                f"{', '.join(INFERENCES)}")
         if self.support.given is not None and self.support.given.shape[1] != self.task.k:
             raise SupportError(f"support vectors have {self.support.vectors.shape[1]} values; "
                                f"task {self.task.name} has {self.task.k} concepts")
@@ -125,5 +138,6 @@ class Problem:
         return self.task.group_of(i)[0] if self.map_class == "shared" else i
 
     def describe(self) -> str:
+        learned = "" if self.inference == "knowledge" else f", inference {self.inference}"
         return (f"{self.task.name}, support {self.support.kind} ({self.support.length} vectors), "
-                f"class {self.map_class}, supervision {self.supervision.describe(self.task)}")
+                f"class {self.map_class}, supervision {self.supervision.describe(self.task)}{learned}")

@@ -103,8 +103,10 @@ class CountResult:
     plan: object = field(default=None, repr=False, compare=False)  # the dispatch.Plan that was executed
     answered: int | None = None  # index of the plan step that gave the count
     parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
+    inference: str = "knowledge"  # who gives the labels: K, or a head the model learns (problem.INFERENCES)
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
+    _renamed: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def rs_count(self) -> int:
@@ -114,6 +116,16 @@ class CountResult:
     @property
     def has_shortcuts(self) -> bool:
         return self.count > 1 if self.exact else (self.lower or 0) > 1
+
+    def up_to_renaming(self, timeout: float | None = None) -> int:
+        """Under a learned head: the optimal maps up to renamings of predicted concept values (a head absorbs
+        any such renaming), by Burnside's lemma (:mod:`rscount.heads`). BackendError where it is not defined
+        (concept supervision) or too costly."""
+        from .errors import BackendError
+        if self._renamed is None:
+            raise BackendError("counts up to renaming are for an exact count under a learned head "
+                               "(inference='learned')")
+        return self._renamed(timeout)
 
     def maps(self, limit: int | None = 10, timeout: float | None = None) -> Iterator:
         """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one.
@@ -127,7 +139,7 @@ class CountResult:
     def to_dict(self) -> dict:
         return {
             "task": self.task, "map_class": self.map_class, "support": self.support,
-            "support_size": self.support_size, "supervision": self.supervision,
+            "support_size": self.support_size, "supervision": self.supervision, "inference": self.inference,
             "count": self.count, "rs_count": self.rs_count, "exact": self.exact,
             "lower": self.lower if not self.exact else self.count,
             "upper": self.upper if not self.exact else self.count,
@@ -158,6 +170,11 @@ class CountResult:
             f"support       {self.support} ({format_count(self.support_size).split(' (')[0]} vectors)",
             f"map class     {self.map_class}",
             f"supervision   {self.supervision}",
+        ]
+        if self.inference != "knowledge":
+            lines.append(f"inference     {self.inference} (a map counts when some head gives every support "
+                         f"label from its predictions; the head is then fixed on the support's image)")
+        lines += [
             f"optimal maps  {format_count(self.count)}",
             f"shortcuts     {format_count(self.rs_count)}"
             + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.count == 1 else ""),
@@ -185,7 +202,7 @@ class CountResult:
         from .notebook import escape, table
         kind = "exact" if self.exact else f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
         rows = [("task", self.task), ("support", f"{self.support} ({format_count(self.support_size)} vectors)"),
-                ("map class", self.map_class), ("supervision", self.supervision),
+                ("map class", self.map_class), ("supervision", self.supervision), ("inference", self.inference),
                 ("optimal maps", format_count(self.count)), ("shortcuts", format_count(self.rs_count)),
                 ("backend", f"{self.backend} ({kind})"), ("time", f"{self.seconds:.3f} s")]
         if not self.exact:

@@ -41,8 +41,39 @@ def test_grid_crosses_its_lists_and_keys_points_stably():
     assert [p.supervise for p in two.points] == [(), ("c1",)]
 
 
+def test_several_grids_in_one_file_cross_each_over_the_keys_around_them():
+    pytest.importorskip("torch")
+    grid = grid_from_mapping({
+        "tasks": [{"task": "xor3"}], "job": "train", "train_seeds": [5, 6], "train": {"epochs": 2, "model": "dpl"},
+        "grids": [{"train": [{"model": "sl"}, {"lr": 0.01}]},
+                  {"tasks": [{"task": "and3"}], "supervise": ["c1"], "job": "count"}]})
+    first = [p for p in grid.points if p.task.name == "xor3"]
+    assert [(dict(p.train), p.train_seed) for p in first] == [
+        ({"epochs": 2, "model": "sl"}, 5), ({"epochs": 2, "model": "sl"}, 6),
+        ({"epochs": 2, "model": "dpl", "lr": 0.01}, 5), ({"epochs": 2, "model": "dpl", "lr": 0.01}, 6)]
+    second = [p for p in grid.points if p.task.name == "and3"]
+    assert len(second) == 2 and {p.job for p in second} == {"count"} and {p.supervise for p in second} == {("c1",)}
+    assert len({p.key for p in grid.points}) == 6
+    assert json.loads(first[0].params["train"]) == {"epochs": 2, "model": "sl"} and first[0].params["train_seed"] == 5
+
+
+def test_count_points_run_in_chunks_and_long_points_one_a_task():
+    from rscount.sweeps.engine import MAX_CHUNK, _chunks
+    grid = grid_from_mapping({"tasks": [{"task": "xor3"}], "seeds": list(range(200)), "job": ["count", "audit"]})
+    chunks = _chunks(list(grid.points), 2)
+    counts = [c for c in chunks if c[0].job == "count"]
+    assert sum(map(len, counts)) == 200 and max(map(len, counts)) == MAX_CHUNK
+    assert [len(c) for c in chunks if c[0].job == "audit"] == [1] * 200
+
+
 @pytest.mark.parametrize("grid, words", [
     ({"tasks": [{"task": "xor3"}], "map_klass": ["complete"]}, "unknown sweep key 'map_klass'"),
+    ({"tasks": [{"task": "xor3"}], "grids": []}, "'grids' is a non-empty list"),
+    ({"tasks": [{"task": "xor3"}], "grids": [{"timeout": 5}]}, "'timeout' belongs to the whole file"),
+    ({"grids": [{"seeds": [1]}]}, "each of 'grids' needs 'tasks'"),
+    ({"tasks": [{"task": "xor3"}], "train": []}, "'train' is an empty list"),
+    ({"tasks": [{"task": "xor3"}], "train": [5]}, "'train' takes mappings"),
+    ({"tasks": [{"task": "xor3"}], "train_seeds": [1.5]}, "seed 1.5 must be"),
     ({"tasks": []}, "'tasks' is an empty list"),
     ({"tasks": [{"task": "xor3"}], "subsample": []}, "'subsample' is an empty list"),
     ({"tasks": [{"task": "nosuch"}]}, "does not load: unknown task 'nosuch'"),
@@ -201,3 +232,26 @@ def test_ctrl_c_leaves_a_readable_file_and_no_worker(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+@pytest.mark.parametrize("train, words", [({"modle": "dpl"}, "unknown training option 'modle'"),
+                                          ({"epochs": 0}, "epochs")])
+def test_wrong_training_options_are_refused_before_any_work(train, words):
+    pytest.importorskip("torch")
+    with pytest.raises(SweepError, match=words):
+        grid_from_mapping({"tasks": [{"task": "xor3"}], "job": "train", "train": train})
+
+
+def test_a_train_point_is_the_seed_run_on_its_own():
+    pytest.importorskip("torch")
+    from rscount.harness import TrainConfig, run
+    settings = {"model": "sl", "extractor": "shared", "epochs": 2, "n_train": 120, "n_val": 40, "n_test": 40,
+                "entropy": 0.5}
+    grid = grid_from_mapping({"tasks": [{"task": "mnadd-half"}], "map_class": "shared", "job": "train",
+                              "train": settings, "train_seeds": [4]})
+    row = run_point(grid.points[0], grid)
+    alone = run(rscount.make_problem("mnadd-half", map_class="shared"), seeds=[4],
+                config=TrainConfig(threads=1, **settings)).seeds[0]
+    assert row["status"] == "ok" and row["count"] == 3 and row["train_seed"] == 4
+    assert row["train_accuracy"] == alone.train_accuracy and row["mF1_Y"] == alone.rsbench["mF1_Y"]
+    assert row["verdict"] == alone.learned.verdict and row["attempts"] == alone.attempts

@@ -58,6 +58,7 @@ class Counter:
     exact: bool = True
     needs_cnf: bool = False
     scope: str = ""
+    inferences: tuple = ("knowledge",)  # the problem.inference values it counts (its CNF or its own semantics)
 
     def unavailable(self) -> str | None:
         """Why this backend cannot run here (a missing package), or None."""

@@ -21,13 +21,14 @@ __all__ = ["sweep", "Grid", "Point", "SweepError", "load_grid", "grid_from_mappi
 
 
 def sweep(grid: Grid | Mapping | str | Path, out: str | Path | None = None, *, workers: int | None = None,
-          scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None):
+          scheduler: str | None = None, progress: Optional[Callable[[dict], None]] = None, dashboard: bool = False):
     """Run every point of ``grid`` (a Grid, a mapping or a grid file) not yet in ``out``; return all rows as a
     :class:`SweepTable` (a pandas DataFrame with ``.plot(x=, y=, hue=)``).
 
     ``workers`` single-threaded processes on a LocalCluster (default: one per core), or the Dask cluster at
     ``scheduler`` (``tcp://HOST:8786``). With ``out`` (``.jsonl``, ``.csv`` or a ``.parquet`` folder) rows are
     written as points finish, and a second call with the same output resumes where the first stopped.
+    ``dashboard`` serves Dask's dashboard for the local cluster (bokeh); ``progress`` receives its address.
     """
     from .engine import run_grid
     if isinstance(grid, (str, Path)):
@@ -40,13 +41,16 @@ def sweep(grid: Grid | Mapping | str | Path, out: str | Path | None = None, *, w
         raise SweepError(f"workers= must be a whole number of at least 1, not {workers!r:.30}")
     if out is None:
         rows: list = []
-        run_grid(grid, list(grid.points), rows.extend, workers=workers, scheduler=scheduler, progress=progress)
+        run_grid(grid, list(grid.points), rows.extend, workers=workers, scheduler=scheduler, progress=progress,
+                 dashboard=dashboard)
         return _table_class().of(rows)
     with open_table(out, ROW_FIELDS) as table:
         todo = [p for p in grid.points if p.key not in table.done]
         if progress is not None:
-            progress({"done": 0, "failed": 0, "total": len(todo), "resumed": len(grid.points) - len(todo)})
-        run_grid(grid, todo, table.add, workers=workers, scheduler=scheduler, progress=progress)
+            progress({"done": 0, "failed": 0, "running": 0, "total": len(todo),
+                      "resumed": len(grid.points) - len(todo)})
+        run_grid(grid, todo, table.add, workers=workers, scheduler=scheduler, progress=progress,
+                 dashboard=dashboard)
         keys = {p.key for p in grid.points}
         return _table_class().of([r for r in table.rows if str(r.get("key")) in keys])
 

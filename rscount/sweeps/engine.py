@@ -36,7 +36,8 @@ def run_grid(grid: Grid, points: list, write: Callable[[list], None], *, workers
     with (contextlib.nullcontext(on) if on is not None else own) as c:
         if progress is not None and (scheduler is not None or dashboard) and c.dashboard_link:
             progress({"dashboard": c.dashboard_link})
-        chunks = _chunks(points, sum(c.nthreads().values()) or 1)
+        threads = sum(c.nthreads().values()) or 1
+        chunks = _chunks(points, threads)
         shared = dataclasses.replace(grid, points=())  # the options every point reads, not every point again
         futures = {c.submit(run_points, chunk, shared, key=f"rscount-points-{chunk[0].key}-{len(chunk)}", pure=False,
                             retries=0): chunk for chunk in chunks}
@@ -56,9 +57,10 @@ def run_grid(grid: Grid, points: list, write: Callable[[list], None], *, workers
                 if len(batch) >= BATCH_ROWS or time.monotonic() - flushed >= BATCH_SECONDS or not futures:
                     pending, batch, flushed = batch, [], time.monotonic()
                     write(pending)
-                if progress is not None:
+                if progress is not None:  # Dask runs the oldest waiting tasks first, one a worker thread
+                    running = sum(len(chunk) for chunk in list(futures.values())[:threads])
                     progress({"done": sum(tally.values()), "failed": tally["error"] + tally["timeout"] + tally["lost"],
-                              "total": len(points)})
+                              "running": running, "total": len(points)})
         finally:
             write(batch)  # what finished before an interruption is kept
             if futures:

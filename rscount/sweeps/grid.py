@@ -197,7 +197,8 @@ def _crossed(data: Mapping, folder: Path) -> list:
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63):
                 raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
     supervise = [_supervision(s) for s in axes["supervise"]]
-    trains = [tuple(sorted((str(k), v) for k, v in t.items())) for t in _options(data.get("train") or {})]
+    settings = _options({} if data.get("train") is None else data["train"])
+    trains = [tuple(sorted((str(k), v) for k, v in t.items())) for t in settings]
     total = len(tasks) * math.prod(len(values) for key, values in axes.items() if key != "train") * len(trains)
     if total > MAX_POINTS:
         raise SweepError(f"the grid crosses into {total:,} points (limit {MAX_POINTS:,}); split it into several")

@@ -39,6 +39,7 @@ def count_cnf(clauses, projection, epsilon: float, delta: float, seed: int = 1) 
 
 class ApproxMC(Counter):
     name = "approxmc"
+    inferences = ("knowledge", "learned")
     exact = False
     needs_cnf = True
 

@@ -95,8 +95,10 @@ def _rows(problem):
     return [(g, labels[r], problem.supervised(r, g)) for r, g in enumerate(problem.support.rows())]
 
 
-def optimal(assign, rows, table, k) -> bool:
-    """Whether the value map keeps every training label (and supervised concept) right."""
+def optimal(assign, rows, table, k, learned: bool = False) -> bool:
+    """Whether the value map keeps every training label (and supervised concept) right: K's label of the
+    prediction, or (``learned``) one label per prediction, so that some learned head gives them all."""
+    heads: dict = {}
     for g, y, sup in rows:
         out = [None] * k
         for j, u in enumerate(g):
@@ -106,7 +108,9 @@ def optimal(assign, rows, table, k) -> bool:
             out[i] = v
         if None in out:
             return False
-        if table[tuple(out)] != y or any(out[i] != g[i] for i in sup):
+        if any(out[i] != g[i] for i in sup):
+            return False
+        if (heads.setdefault(tuple(out), y) if learned else table[tuple(out)]) != y:
             return False
     return True
 
@@ -116,15 +120,19 @@ def _joint(problem, deadline):
     table = label_table(task)
     space = list(table)
     rows = _rows(problem)
+    learned = problem.inference == "learned"
     for images in itertools.product(range(len(space)), repeat=len(space)):
         deadline.check()
         alpha = {space[a]: space[b] for a, b in enumerate(images)}
-        if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
+        heads: dict = {}
+        if all((heads.setdefault(alpha[g], y) if learned else table[alpha[g]]) == y
+               and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
             yield alpha
 
 
 class BruteForce(Counter):
     name = "bruteforce"
+    inferences = ("knowledge", "learned")
 
     def _check_size(self, problem) -> None:
         n = number_of_candidates(problem)
@@ -138,10 +146,11 @@ class BruteForce(Counter):
             yield from _joint(problem, deadline)
             return
         table, rows, k = label_table(problem.task), _rows(problem), problem.task.k
+        learned = problem.inference == "learned"
         for n, assign in enumerate(candidates(problem)):
             if n % 4096 == 0:
                 deadline.check()
-            if optimal(assign, rows, table, k):
+            if optimal(assign, rows, table, k, learned):
                 yield assign
 
     def count(self, problem, encoding, options: Options) -> Tally:

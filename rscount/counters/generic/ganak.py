@@ -20,6 +20,7 @@ def count_cnf(nvars: int, clauses, projection, seed: int = 1) -> int:
 
 class Ganak(Counter):
     name = "ganak"
+    inferences = ("knowledge", "learned")
     needs_cnf = True
 
     def unavailable(self) -> str | None:

@@ -104,7 +104,7 @@ def exhaustive_applies(problem) -> bool:
     Restricted to boolean concepts: with arithmetic over categorical concepts
     the intermediate SDDs were measured to blow up (MNAdd: out of memory).
     """
-    return (problem.support.exhaustive and not problem.supervision.vectors
+    return (problem.inference == "knowledge" and problem.support.exhaustive and not problem.supervision.vectors
             and all(size == 2 for size in problem.task.sizes)
             and problem.map_class in ("disentangled", "shared", "complete", "permutation"))
 
@@ -187,6 +187,7 @@ def count_exhaustive(problem, sigma: tuple | None = None) -> tuple:
 
 class Sdd(Counter):
     name = "sdd"
+    inferences = ("knowledge", "learned")
     needs_cnf = True
 
     def unavailable(self) -> str | None:

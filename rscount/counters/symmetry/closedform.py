@@ -34,13 +34,56 @@ def _targets(problem, grid, labels, row, g):
     return mask
 
 
+def learned_joint(problem, images: int | None = None) -> int:
+    """Joint maps under a learned head: support vectors with different labels get disjoint sets of images.
+
+    With label classes of n_1..n_m support vectors, choosing k_c images for class c and sending its vectors
+    onto them gives ``sum_k N(N-1)..(N-K+1) prod_c S(n_c, k_c)`` (K = sum k_c, S Stirling numbers of the
+    second kind); vectors outside the support go anywhere (N^(N - |S|)). ``images`` restricts every image to a
+    set of that many vectors (N by default).
+    """
+    if problem.supervision:
+        raise BackendError("the learned-head joint count has no closed form under concept supervision yet; "
+                           "name backend=bruteforce (tiny tasks) or choose another map class")
+    n = problem.task.space_size
+    m = n if images is None else images
+    classes = Multiset(map(tuple, problem.labels.tolist())).values()
+    ways = {0: 1}  # images used so far -> ways, before choosing which images they are
+    for size in classes:
+        row = _stirling_row(size)
+        step: dict = {}
+        for used, w in ways.items():
+            for k in range(1, size + 1):
+                if used + k <= m:
+                    step[used + k] = step.get(used + k, 0) + w * row[k]
+        ways = step
+    total = 0
+    for used, w in ways.items():
+        falling = 1
+        for t in range(used):
+            falling *= m - t
+        total += w * falling
+    return total * m ** (n - problem.support.length)
+
+
+def _stirling_row(n: int) -> list:
+    """S(n, k) for k = 0..n: ways to split n things into k unlabelled non-empty blocks."""
+    row = [1]
+    for m in range(1, n + 1):
+        row = [0] + [row[k - 1] + k * (row[k] if k < len(row) else 0) for k in range(1, m + 1)]
+    return row
+
+
 class ClosedForm(Counter):
     name = "closed-form"
+    inferences = ("knowledge", "learned")
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class != "joint":
             raise BackendError(f"closed-form counts the joint class only, not {problem.map_class!r}; "
                                f"use map_class=joint, or exact=True for {problem.map_class}")
+        if problem.inference == "learned":
+            return Tally(learned_joint(problem))
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision:
@@ -63,6 +106,10 @@ class ClosedForm(Counter):
         return Tally(total * n ** (n - problem.support.length))
 
     def enumerate(self, problem, encoding, limit):
+        if problem.inference == "learned":
+            from ..generic.bruteforce import BACKEND as BRUTEFORCE
+            yield from BRUTEFORCE.enumerate(problem, None, limit)
+            return
         grid, labels = _classes(problem)
         vectors = [tuple(map(int, g)) for g in grid]
         in_support = {tuple(g): row for row, g in enumerate(problem.support.rows())}

@@ -1,0 +1,187 @@
+"""Learned inference heads (inference="learned"): a concept map counts when some label head makes the pair
+(map, head) give every support label. Checked against an oracle that tries every map of the class and every
+head on the map's image of the support, on small random tasks in every class, and against hand counts."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from randomtasks import CLASSES, random_problem
+from tiers import tiered
+
+import rscount
+from rscount.cli import main
+from rscount.counters.generic.bruteforce import candidates
+from rscount.errors import BackendError, EncodingError
+
+
+def _image(assign, g, k):
+    out = [None] * k
+    for j, u in enumerate(g):
+        i, v = assign[j][u]
+        if out[i] is not None and out[i] != v:
+            return None
+        out[i] = v
+    return None if None in out else tuple(out)
+
+
+def _pair_oracle(problem) -> int:
+    """Maps alpha of the class (and supervision) for which some head beta over the labels K takes gives
+    beta(alpha(g)) == K(g) on every support vector: every head on alpha's image of the support is tried."""
+    task = problem.task
+    rows = [(g, tuple(map(int, y)), problem.supervised(r, g))
+            for r, (g, y) in enumerate(zip(problem.support.rows(), problem.labels))]
+    values = sorted({y for _, y, _ in rows})
+    if problem.map_class == "joint":
+        space = [tuple(map(int, g)) for g in rscount.support.exhaustive(task).vectors]
+        maps = ({a: space[b] for a, b in zip(space, images)}
+                for images in itertools.product(range(len(space)), repeat=len(space)))
+        image = lambda m, g: m[g]  # noqa: E731
+    else:
+        maps = candidates(problem)
+        image = lambda m, g: _image(m, g, task.k)  # noqa: E731
+    total = 0
+    for m in maps:
+        seen = [image(m, g) for g, _, _ in rows]
+        if any(p is None or any(p[i] != g[i] for i in sup) for p, (g, _, sup) in zip(seen, rows)):
+            continue
+        points = sorted(set(seen))
+        if len(values) ** len(points) <= 512:  # small: try every head on the image
+            fits = 0
+            for head in itertools.product(values, repeat=len(points)):
+                beta = dict(zip(points, head))
+                fits += all(beta[p] == y for p, (_, y, _) in zip(seen, rows))
+            assert fits <= 1  # a head that fits is fixed on the support's image
+        else:  # a head exists when each prediction is asked for one label
+            wanted = {}
+            for p, (_, y, _) in zip(seen, rows):
+                wanted.setdefault(p, set()).add(y)
+            fits = int(all(len(ys) == 1 for ys in wanted.values()))
+        total += fits
+    return total
+
+
+def _problem(seed: int, cls: str):
+    import dataclasses
+    problem = random_problem(seed, cls)
+    if cls == "joint":
+        problem = dataclasses.replace(problem, supervision=rscount.problem.Supervision())
+    return dataclasses.replace(problem, inference="learned")
+
+
+@pytest.mark.parametrize("seed", tiered(range(120), 5))
+@pytest.mark.parametrize("cls", CLASSES)
+def test_every_backend_matches_the_pair_oracle(seed, cls):
+    problem = _problem(seed, cls)
+    if cls == "joint" and problem.task.space_size > 5:
+        pytest.skip("the pair oracle tries N^N joint maps")
+    expected = _pair_oracle(problem)
+    assert rscount.count_problem(problem).count == expected, problem.describe()
+    assert rscount.count_problem(problem, "bruteforce").count == expected
+    if cls != "joint":
+        assert rscount.count_problem(problem, "ganak").count == expected, problem.describe()
+    if cls in ("disentangled", "shared"):  # SDD compiles the pairs of the classes that move concepts slowly
+        assert rscount.count_problem(problem, "sdd").count == expected, problem.describe()
+
+
+@pytest.mark.parametrize("seed", tiered(range(60), 4))
+@pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
+def test_with_every_support_vector_supervised_learned_equals_knowledge(seed, cls):
+    import dataclasses
+    problem = random_problem(seed, cls)
+    full = dataclasses.replace(problem, supervision=dataclasses.replace(
+        problem.supervision, vectors=frozenset(range(problem.support.length))))
+    knowledge = rscount.count_problem(full).count
+    assert rscount.count_problem(dataclasses.replace(full, inference="learned")).count == knowledge
+
+
+@pytest.mark.parametrize("text, concepts, support, counts", [
+    # one boolean concept read as the label: the map must keep 0 and 1 apart, and either order does
+    ("a", "a", None, {"free": 2, "complete": 2, "permutation": 2, "disentangled": 2, "shared": 2, "joint": 2}),
+    # a & b on every vector: 11 apart from 01, 10, 00 makes each value map a bijection
+    ("a & b", "a,b", None, {"disentangled": 4, "shared": 2, "complete": 8, "free": 8}),
+    # a ^ b on 00, 11 (same label): no constraint, every map counts
+    ("a ^ b", "a,b", "0,0;1,1", {"disentangled": 16, "shared": 4}),
+    # a on 00 and 10: f_a must separate 0 from 1; f_b is free on its one seen value and the other
+    ("a", "a,b", "0,0;1,0", {"disentangled": 2 * 4, "shared": 2}),
+])
+def test_hand_counts(text, concepts, support, counts):
+    task = rscount.task_from_text(text, concepts)
+    for cls, expected in counts.items():
+        assert rscount.count(task, map_class=cls, support=support, inference="learned").count == expected, cls
+
+
+def test_the_joint_closed_form_by_hand():
+    # a & b on all 4 vectors: 11 alone in its class (1 block), the 3 others in k blocks, k = 1..3:
+    # sum_k 4 * (3)(2)..(3-k+1) * S(3, k) = 4 * (3 * 1 + 6 * 3 + 6 * 1) = 108
+    task = rscount.task_from_text("a & b", "a,b")
+    assert rscount.count(task, map_class="joint", inference="learned").count == 108
+
+
+def test_knowledge_stays_the_default():
+    for name in ("xor3", "and3", "mnadd-half"):
+        assert rscount.count(name).count == rscount.count(name, inference="knowledge").count
+
+
+def test_results_say_which_inference_they_count():
+    r = rscount.count("and3", map_class="disentangled", inference="learned")
+    assert r.count == 8 and r.inference == "learned" and r.to_dict()["inference"] == "learned"
+    assert "inference     learned" in str(r)
+    assert rscount.count("and3").to_dict()["inference"] == "knowledge"
+    maps = list(r.maps(None))
+    assert len(maps) == 8 and len({m.assign for m in maps}) == 8 and any(m.is_identity for m in maps)
+
+
+def test_a_counter_of_k_alone_refuses_a_learned_head():
+    with pytest.raises(BackendError, match="counts with the knowledge K, not inference learned; use one of"):
+        rscount.count("xor3", inference="learned", backend="automorphism")
+    with pytest.raises(EncodingError, match="unknown inference 'lerned'"):
+        rscount.make_problem("xor3", inference="lerned")
+
+
+def test_the_command_line_takes_the_inference(capsys):
+    assert main(["--task", "and3", "--map-class", "shared", "--inference", "learned", "--json"]) == 0
+    import json
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == 2 and data["inference"] == "learned"
+    assert main(["--task", "and3", "--inference", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--inference" in err
+
+
+def _orbits(problem) -> int:
+    """Optimal maps up to renamings of predicted values, by listing the maps and the renamings."""
+    from rscount.heads import owners
+    task = problem.task
+    names = [n for n, _ in owners(problem)]
+    owner = [names.index(task.concepts[problem.representative(i)].name if problem.map_class == "shared"
+                         else task.concepts[i].name) for i in range(task.k)]
+    group = list(itertools.product(*[list(itertools.permutations(range(n))) for _, n in owners(problem)]))
+    maps = rscount.count_problem(problem, "bruteforce").maps(None)
+    seen = set()
+    for m in maps:
+        if problem.map_class == "joint":
+            forms = [tuple((a, tuple(s[owner[i]][x] for i, x in enumerate(b))) for a, b in m.pairs) for s in group]
+        else:
+            forms = [tuple(tuple((i, s[owner[i]][v]) for i, v in row) for row in m.assign) for s in group]
+        seen.add(min(forms))
+    return len(seen)
+
+
+@pytest.mark.parametrize("seed", tiered(range(60), 4))
+@pytest.mark.parametrize("cls", CLASSES)
+def test_counts_up_to_renaming_match_the_listed_orbits(seed, cls):
+    import dataclasses
+    problem = dataclasses.replace(_problem(seed, cls), supervision=rscount.problem.Supervision())
+    if cls == "joint" and problem.task.space_size > 5:
+        pytest.skip("listing joint maps")
+    result = rscount.count_problem(problem)
+    assert result.up_to_renaming() == _orbits(problem), problem.describe()
+
+
+def test_renaming_counts_need_a_learned_head_and_no_concept_supervision():
+    with pytest.raises(BackendError, match="for an exact count under a learned head"):
+        rscount.count("and3").up_to_renaming()
+    with pytest.raises(BackendError, match="concept supervision names the predicted values"):
+        rscount.count("and3", inference="learned", supervise="c1").up_to_renaming()
+    assert rscount.count("and3", map_class="complete", inference="learned").up_to_renaming() == 6  # 3! orders
