@@ -255,6 +255,7 @@ def build_audit_parser() -> argparse.ArgumentParser:
     add_support_options(p)
     how = p.add_argument_group("audit")
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
+    add_inference_option(how)
     how.add_argument("--curve", action="store_true", help="also count random supports of growing size "
                      "(how much data), over --seeds")
     how.add_argument("--sizes", metavar="N,N,...", help="support sizes for --curve (default: doubling up to "

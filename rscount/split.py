@@ -127,7 +127,10 @@ def _crosses(task: Task, where: dict) -> bool:
 
 
 def split_problem(problem: Problem) -> list | None:
-    """The independent sub-problems of ``problem``, or None when it does not split."""
+    """The independent sub-problems of ``problem``, or None when it does not split (a learned head reads all the
+    labels at once: two vectors apart on one part's labels stay apart)."""
+    if problem.inference != "knowledge":
+        return None
     task = problem.task
     parts, where = _label_parts(problem)
     if parts is None:

@@ -185,3 +185,40 @@ def test_renaming_counts_need_a_learned_head_and_no_concept_supervision():
     with pytest.raises(BackendError, match="concept supervision names the predicted values"):
         rscount.count("and3", inference="learned", supervise="c1").up_to_renaming()
     assert rscount.count("and3", map_class="complete", inference="learned").up_to_renaming() == 6  # 3! orders
+
+
+def test_the_audit_of_a_learned_head_sits_beside_the_knowledges():
+    from rscount.auditing.maps import realised_pairs
+    a = rscount.audit("mnadd-half", map_class="shared", inference="learned", timeout=120)
+    problem = rscount.make_problem("mnadd-half", map_class="shared", inference="learned")
+    maps = list(rscount.count_problem(problem, "bruteforce").maps(None))
+    assert a.count == len(maps) == 1560
+    d = a.relation.concepts[0]
+    expected = set()
+    for m in maps:
+        expected |= set(realised_pairs(m, problem.support.vectors, problem.task.sizes)[0].tolist())
+    assert {v * 5 + u for v in range(5) for u in range(5) if d.possible[v, u]} == expected
+    assert a.supervise_concepts.count == 1 and a.supervise_concepts.minimal
+    fixed = rscount.count(problem.task, map_class="shared", inference="learned",
+                          supervise=list(a.supervise_values.items))
+    assert fixed.count == a.supervise_values.count == 1
+    for vector, count in zip(a.data.vectors, a.data.counts):
+        assert count >= 120  # a learned head absorbs the 5! renamings of the digits
+    k = rscount.count("mnadd-half", map_class="shared")
+    assert a.other["count"] == k.count and a.to_dict()["under_knowledge"]["count"] == k.count
+    assert a.to_dict()["inference"] == "learned" and "inference     learned" in str(a)
+    assert "for a model that reasons with K" in str(a)
+
+
+def test_a_new_vector_kills_a_map_under_a_learned_head_when_it_meets_another_label():
+    import numpy as np
+    from rscount.auditing.maps import identity, kills
+    problem = rscount.make_problem(rscount.task_from_text("a", "a,b"), map_class="disentangled",
+                                   support="0,0;1,0", inference="learned")
+    collapse_b = rscount.result.ConceptMap((((0, 0), (0, 1)), ((1, 0), (1, 0))), ("a", "b"), ((0, 1), (0, 1)))
+    vectors, labels = np.array([[0, 1], [1, 1]]), np.array([[0], [1]])
+    assert not kills(identity(problem), problem, vectors, labels).any()
+    assert not kills(collapse_b, problem, vectors, labels).any()  # b is read by no label: collapsing it is fine
+    odd = np.array([[0, 1]]), np.array([[1]])  # a vector whose label differs from the support's 0,0
+    assert kills(collapse_b, problem, *odd).all()  # its prediction is 0,0's, whose label is 0: no head fits
+    assert not kills(identity(problem), problem, *odd).any()  # predicted apart from the support: a head fits

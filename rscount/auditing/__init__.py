@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
+from ..errors import RscountError
 from ..limits import check_seconds, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
@@ -61,7 +62,30 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     classes = class_counts(problem, left(0.1), known=result)
     labels = label_subsets(problem, left(0.2))
     drawn = data_curve(problem, sizes, seeds, draw=draw, workers=workers, progress=progress) if curve else None
-    return Audit(result, relation, values, concepts, data, classes, labels, drawn, time.monotonic() - start)
+    other = _other_reading(problem, left(0.5)) if problem.inference != "knowledge" else None
+    return Audit(result, relation, values, concepts, data, classes, labels, drawn, time.monotonic() - start,
+                 other=other)
+
+
+def _other_reading(problem: Problem, seconds: float | None) -> dict:
+    """The count and cheapest supervision of the same design under K itself (a model that reasons with K),
+    to set beside a learned head's: advice for one is not advice for the other."""
+    import dataclasses
+
+    from ..api import count_problem
+    with_k = dataclasses.replace(problem, inference="knowledge")
+    out: dict = {"inference": "knowledge"}
+    try:
+        r = count_problem(with_k, timeout=seconds)
+        out["count"] = r.count if r.exact else None
+        maps = list_maps(with_k, r, LIST_LIMIT, seconds)
+        for by in ("value", "concept"):
+            f = supervision_fix(with_k, r.count, maps, by=by, seconds=seconds)
+            out[f"supervise_{by}s"] = list(f.items) if f.count is not None else None
+            out[f"supervise_{by}s_count"] = f.count
+    except RscountError as exc:
+        out["error"] = str(exc)
+    return out
 
 
 def audit(task, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0, support_file=None,
@@ -69,15 +93,17 @@ def audit(task, *, map_class: str = "complete", support=None, subsample=None, se
           curve: bool = False,
           sizes: Sequence[int] | None = None, seeds: Sequence[int] = range(5), draw: str = "space",
           workers: int | None = None, timeout: float | None = 60.0,
-          progress: Optional[Callable[[str], None]] = None) -> Audit:
+          progress: Optional[Callable[[str], None]] = None, inference: str = "knowledge") -> Audit:
     """Audit ``task`` (a name, a Task, sympy expressions or a Problem) with the support, class, supervision,
-    ``groups`` and ``concepts`` options of ``count``."""
+    ``groups``, ``concepts`` and ``inference`` options of ``count``; under ``inference="learned"`` the audit
+    also gives the count and fixes under K itself, side by side."""
     from ..api import make_problem
     timeout = check_seconds(timeout)
     with time_limit(timeout, "the audit"):
         problem = task if isinstance(task, Problem) else make_problem(
             task, map_class=map_class, support=support, subsample=subsample, seed=seed, support_file=support_file,
-            concept_sup=concept_sup, supervise=supervise, params=params, groups=groups, concepts=concepts)
+            concept_sup=concept_sup, supervise=supervise, params=params, groups=groups, concepts=concepts,
+            inference=inference)
         return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
                              timeout=timeout, progress=progress)
 

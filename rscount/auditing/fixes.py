@@ -263,7 +263,8 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         return DataFix((), (), True, floor, "the count is already 1")
     if floor is not None and floor > 1:
         why = (f"no data can reach 1: even the exhaustive support leaves {floor} optimal maps "
-               "(the knowledge itself has these symmetries)")
+               + ("(a learned head absorbs renamings of the predicted values: supervise concepts)"
+                  if problem.inference == "learned" else "(the knowledge itself has these symmetries)"))
     else:
         why = ""
     current, added, counts = problem, [], []

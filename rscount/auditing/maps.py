@@ -71,7 +71,8 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
     if not result.exact or result.count > limit or problem.map_class == "joint":
         return None
     try:
-        if problem.support.exhaustive and COUNTERS["automorphism"].applies(problem):
+        if problem.support.exhaustive and problem.inference == "knowledge" and \
+                COUNTERS["automorphism"].applies(problem):
             deadline = Deadline(seconds, "listing maps", "raise timeout=")
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
         else:
@@ -85,12 +86,20 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
 
 
 def kills(m: ConceptMap, problem: Problem, vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Which of ``vectors`` (with their label codes) ``m`` gets wrong: a label, or a supervised concept."""
+    """Which of ``vectors`` (with their label codes) ``m`` gets wrong: a label, or a supervised concept. Under a
+    learned head a label is wrong when the vector's prediction is a support vector's with another label."""
     out = apply_map(m, vectors)
     bad = (out < 0).any(axis=1)
     ok = ~bad
     wrong = np.zeros(len(vectors), dtype=bool)
-    if ok.any():
+    if ok.any() and problem.inference == "learned":
+        seen: dict = {}
+        for p, y in zip(map(tuple, apply_map(m, problem.support.vectors).tolist()),
+                        map(tuple, problem.labels.tolist())):
+            seen.setdefault(p, set()).add(y)
+        wrong[ok] = [len(seen.get(p, set()) | {y}) > 1 for p, y in zip(map(tuple, out[ok].tolist()),
+                                                                         map(tuple, labels[ok].tolist()))]
+    elif ok.any():
         wrong[ok] = (problem.task.evaluate(out[ok]) != labels[ok]).any(axis=1)
     for i, u in problem.supervision.concepts:
         watched = np.ones(len(vectors), dtype=bool) if u is None else vectors[:, i] == u

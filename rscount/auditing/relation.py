@@ -92,6 +92,8 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     ``maps``: every optimal map, when the caller has listed them already.
     """
     start = time.monotonic()
+    if problem.map_class == "joint" and problem.inference == "learned":
+        return _sampled(problem, result, _empty(problem), seconds, "a learned head on the joint class")
     if problem.map_class == "joint":
         return _joint(problem, result)
     if result.exact and result.count == 1:  # only the identity: every seen value to itself
@@ -344,7 +346,7 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
             where = {r: n for n, r in enumerate(order)}
             sub = Problem(problem.task, Support(vec[order], "audit rows"), problem.map_class,
                           Supervision(frozenset(where[r] for r in problem.supervision.vectors),
-                                      problem.supervision.concepts))
+                                      problem.supervision.concepts), problem.inference)
             enc = encode(sub, deadline=deadline)
             grown = False
             with closing(_witnesses(enc, _pair_clauses(sub, enc, vec), rel, deadline, open_)) as found:

@@ -29,6 +29,7 @@ class Audit:
     curve: Curve | None = None
     seconds: float = 0.0
     notes: tuple = field(default=())
+    other: dict | None = None  # under a learned head: the same design's count and fixes under K itself
 
     @property
     def count(self) -> int:
@@ -75,8 +76,10 @@ class Audit:
             "classes": {k: v[0] for k, v in self.classes.items()},
             "label_subsets": [{"labels": list(s), "count": c} for s, c, _ in self.labels],
             "labels_sufficient": [list(s) for s in smallest_sufficient(self.labels)],
-            "seconds": round(self.seconds, 3), "notes": list(self.notes),
+            "seconds": round(self.seconds, 3), "notes": list(self.notes), "inference": self.result.inference,
         }
+        if self.other is not None:
+            out["under_knowledge"] = self.other
         if self.curve is not None:
             out["curve"] = self.curve.to_dict()
         return out
@@ -85,8 +88,10 @@ class Audit:
     def __str__(self) -> str:
         r = self.result
         lines = [f"task          {r.task}", f"support       {r.support} ({r.support_size} vectors)",
-                 f"map class     {r.map_class}", f"supervision   {r.supervision}",
-                 f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)"),
+                 f"map class     {r.map_class}", f"supervision   {r.supervision}"]
+        if r.inference != "knowledge":
+            lines.append(f"inference     {r.inference} (a model that learns its label head: CBM, Semantic Loss)")
+        lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)"),
                  f"identifiable  {', '.join(self.identifiable) or 'none'}",
                  f"relation      {self.relation.method}" + ("" if self.relation.weighted else
                                                             " (existence only: cells show 'x', not map counts)")]
@@ -128,6 +133,19 @@ class Audit:
             lines.append(f"  labels             {subsets}")
             lines.append("                     " + (f"count 1 already with {' or '.join('+'.join(s) for s in best)}"
                                                  if best else "no proper subset of the labels leaves count 1"))
+        if self.other is not None:
+            lines += ["", "The same design for a model that reasons with K (--inference knowledge: DeepProbLog, LTN)"]
+            o = self.other
+            if "error" in o:
+                lines.append(f"  not counted: {o['error']}")
+            else:
+                lines.append(f"  optimal maps       {format_count(o['count']) if o['count'] is not None else 'n/a'}")
+                for by in ("values", "concepts"):
+                    items, n = o.get(f"supervise_{by}"), o.get(f"supervise_{by}_count")
+                    shown = (" ".join(f"--supervise {i}" for i in items) or "(nothing)") if items is not None \
+                        else "n/a"
+                    lines.append(f"  supervise {by:<9}{shown}" + (f"  -> count {format_count(n)}" if n else ""))
+                lines.append("  advice for one reading is not advice for the other: train the model you audit")
         if self.curve is not None:
             lines += ["", "How much data (random supports)", str(self.curve)]
         lines += [f"note          {n}" for n in self.notes]
