@@ -53,8 +53,13 @@ class LearnedMap:
                 "map": self.description}
 
 
-def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concept: bool | None = None) -> LearnedMap:
+def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concept: bool | None = None,
+                head=None) -> LearnedMap:
     """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k)).
+
+    Under a learned head (``problem.inference == "learned"``) the map keeps a label when ``head`` (the model's
+    own head on concept vectors) gives it on the prediction, or, with no head, when no prediction is shared by
+    vectors with different labels: the pair (map, head) is then one of the counted pairs.
 
     ``per_concept`` (default for the disentangled and shared classes, whose
     extractors read one concept's input each) reads one value map per concept
@@ -82,8 +87,16 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     rows = {tuple(map(int, v)): r for r, v in enumerate(problem.support.vectors)}
     src = np.asarray([g for g, _ in pairs], dtype=np.int64)
     img = np.asarray([p for _, p in pairs], dtype=np.int64)
-    same_labels = np.all(task.evaluate(src) == task.evaluate(img), axis=1)
-    bad = ~same_labels
+    truth = task.evaluate(src)
+    if problem.inference == "learned" and head is not None:
+        bad = ~np.all(head(img) == truth, axis=1) if len(img) else np.zeros(0, dtype=bool)
+    elif problem.inference == "learned":
+        asked: dict = {}
+        for p, y in zip(map(tuple, img.tolist()), map(tuple, truth.tolist())):
+            asked.setdefault(p, set()).add(y)
+        bad = np.array([len(asked[p]) > 1 for p in map(tuple, img.tolist())], dtype=bool)
+    else:
+        bad = ~np.all(truth == task.evaluate(img), axis=1)
     for n, (g, p) in enumerate(pairs):
         if g in rows and any(p[i] != g[i] for i in problem.supervised(rows[g], g)):
             bad[n] = True

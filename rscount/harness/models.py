@@ -199,6 +199,16 @@ class CBM(_Base):
         with torch.no_grad():
             return self.head.predict(self._bottleneck(x)[1])
 
+    def head_labels(self, concepts: np.ndarray) -> np.ndarray:
+        """What the learned head says on concept index vectors (one-hot, as a confident extractor gives them)."""
+        sizes = [int(s) for s in self.task.sizes]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        h = np.zeros((len(concepts), sum(sizes)), dtype=np.float32)
+        for j, off in enumerate(offsets):
+            h[np.arange(len(concepts)), off + concepts[:, j]] = 1.0
+        device = next(self.head.parameters()).device
+        return self.head.predict(torch.as_tensor(h, device=device))
+
 
 class SL(CBM):
     """Semantic Loss (Xu et al. 2018): a learned label head on the concepts, plus -log p(K gives y) on the concept

@@ -124,6 +124,7 @@ class SeedResult:
     curve: tuple = ()  # per epoch: (training loss, validation mF1(Y), validation label accuracy)
     state: dict | None = field(default=None, repr=False)  # the selected model's weights (CPU tensors)
     attempts: int = 1  # initialisations trained for this seed (TrainConfig.restarts)
+    pair: LearnedMap | None = None  # a learned head's model read as a pair (map, its own head): inference learned
 
     @property
     def fitted(self) -> bool:
@@ -138,7 +139,8 @@ class SeedResult:
             concepts["per_concept"] = [{k: (v.round(4).tolist() if isinstance(v, np.ndarray) else v)
                                         for k, v in pc.items()} for pc in self.concepts["per_concept"]]
         return {"seed": self.seed, "labels": self.labels, "concepts": concepts,
-                "learned_map": self.learned.to_dict() if self.learned else None, "ood": self.ood,
+                "learned_map": self.learned.to_dict() if self.learned else None,
+                "learned_pair": self.pair.to_dict() if self.pair else None, "ood": self.ood,
                 "rsbench": self.rsbench, "train_accuracy": self.train_accuracy,
                 "curve": [list(c) for c in self.curve], "epochs": self.epochs_run, "attempts": self.attempts,
                 "seconds": round(self.seconds, 3)}
@@ -209,6 +211,9 @@ class TrainReport:
                 broken = f", labels broken on {lm.broken}" if lm.broken else ""
                 lines.append(f"    learned map: {lm.verdict} ({lm.description}; {lm.covered}/{lm.support_size} "
                              f"support vectors seen{broken}, agreement {lm.agreement:.2f})")
+            if s.pair is not None:
+                lines.append(f"    with its own head (inference learned): {s.pair.verdict} ({s.pair.description}"
+                             + (f"; head breaks {s.pair.broken} support labels" if s.pair.broken else "") + ")")
             outside = self.outside_predicted(s)
             if outside:
                 worst = max(outside, key=outside.get)
@@ -220,6 +225,10 @@ class TrainReport:
         lo, hi = sm["on_counted_ci"]
         lines.append(f"fitted        {len(sm['fitted'])} of {sm['seeds']} seeds fit the training labels (>= {FIT}); "
                      f"{sm['on_counted']} of them on a counted optimal map (95% Wilson [{lo:.2f}, {hi:.2f}])")
+        if "pair_on_counted" in sm:
+            lo, hi = sm["pair_on_counted_ci"]
+            lines.append(f"learned head  {sm['pair_on_counted']} fitted seeds on a counted pair (map, head) under "
+                         f"inference learned (95% Wilson [{lo:.2f}, {hi:.2f}]), {sm['pair_intended']} intended")
         shown = [f"{k} {sm[k]:.2f} +- {sm[k + '_std']:.2f}" for k in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C",
                                                                       "ood_mF1_Y", "head_is_K") if k in sm]
         lines.append("rsbench       " + ", ".join(shown))
@@ -255,6 +264,7 @@ def seed_record(s: SeedResult, outside: dict | None = None) -> dict:
             "val_accuracy": max(s.curve, key=lambda c: c[1])[2] if s.curve else None, "attempts": s.attempts,
             "broken": s.learned.broken if s.learned is not None else None,
             "outside_predicted": max(outside.values()) if outside else None,
+            "pair_verdict": s.pair.verdict if s.pair is not None else None,
             **{k: s.rsbench.get(k) for k in RSBENCH_KEYS}}
 
 
@@ -276,6 +286,11 @@ def summarise(records: Sequence[dict]) -> dict:
         values = [r[key] for r in records if r.get(key) is not None]
         if values:
             out[key], out[key + "_std"] = float(np.mean(values)), float(np.std(values))
+    pairs = [r.get("pair_verdict") for r in fitted if r.get("pair_verdict") is not None]
+    if pairs:  # a learned head read as a pair (map, head): inference learned
+        on = sum(v in ("intended", "shortcut") for v in pairs)
+        out.update(pair_on_counted=on, pair_intended=pairs.count("intended"), pair_on_counted_ci=wilson(on, len(pairs)),
+                   pair_intended_ci=wilson(pairs.count("intended"), len(pairs)))
     return out
 
 
@@ -311,14 +326,18 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
     label_pred = model.predict_labels(x)
     labels = label_report(split.labels, label_pred)
     if not getattr(model, "has_concepts", False):
-        return labels, None, None, None, rsbench_metrics(problem.task, None, None, split.labels, label_pred)
+        return labels, None, None, None, rsbench_metrics(problem.task, None, None, split.labels, label_pred), None
     pred = model.predict_concepts(x)
     concepts = concept_report(problem.task, split.concepts, pred)
     learned = learned_map(problem, split.concepts, pred) if with_map else None
     metrics = rsbench_metrics(problem.task, split.concepts, pred, split.labels, label_pred)
+    pair = None
     if getattr(model, "learned_head", False):
         metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
-    return labels, concepts, learned, pred, metrics
+        if with_map:
+            pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
+                               head=model.head_labels)
+    return labels, concepts, learned, pred, metrics, pair
 
 
 def _label_scores(model, problem: Problem, split: Split, device) -> tuple:
@@ -371,15 +390,15 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
         fit = _label_scores(model, problem, data.train, device)[0]
         if fit >= FIT:
             break
-    labels, concepts, learned, pred, metrics = _evaluate(model, problem, data.test, True, device)
+    labels, concepts, learned, pred, metrics, pair = _evaluate(model, problem, data.test, True, device)
     ood = None
     if data.ood is not None:
-        ood_labels, ood_concepts, _, _, ood_metrics = _evaluate(model, problem, data.ood, False, device)
+        ood_labels, ood_concepts, _, _, ood_metrics, _ = _evaluate(model, problem, data.ood, False, device)
         ood = {"labels": ood_labels, "concept_accuracy": ood_concepts["accuracy"] if ood_concepts else None}
         metrics = dict(metrics, ood_mF1_Y=ood_metrics["mF1_Y"])
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
-                      pred, data.test.concepts, metrics, fit, tuple(curve), state, attempt + 1)
+                      pred, data.test.concepts, metrics, fit, tuple(curve), state, attempt + 1, pair)
 
 
 def _fit(problem: Problem, config: TrainConfig, data: Dataset, seed: int, device, progress, name: str) -> tuple:
