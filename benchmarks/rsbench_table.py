@@ -99,7 +99,25 @@ def row(task: str, opts: dict, model: str, extractor: str, config: TrainConfig, 
     report = run(problem, seeds=seeds, config=config, workers=workers, counted=counted, predicted=predicted)
     records = [seed_record(s, report.outside_predicted(s)) for s in report.seeds]
     out = results_row(problem, model, extractor, config, records, report.count, supervise, concept_sup)
+    if model in LEARNED_HEADS:
+        out.update(pair_count(problem))
     return dict(out, tuned=chosen, tuning=tried, seconds=round(time.perf_counter() - start, 1))
+
+
+LEARNED_HEADS = ("sl", "cbm")  # models whose labels come from their own head
+PAIR_SECONDS = 300
+
+
+def pair_count(problem) -> dict:
+    """The count under a learned head (inference learned) of ``problem``, or why it is missing."""
+    key = ("learned", problem.task.name, problem.supervision, problem.support.kind)
+    if key not in _SEEN:
+        try:
+            r = rscount.count_problem(dataclasses.replace(problem, inference="learned"), timeout=PAIR_SECONDS)
+            _SEEN[key] = {"pair_count": r.count if r.exact else None, "pair_counted_by": r.backend}
+        except rscount.RscountError as exc:
+            _SEEN[key] = {"pair_count": None, "pair_count_note": str(exc).split(";")[0]}
+    return _SEEN[key]
 
 
 def results_row(problem, model: str, extractor: str, config: TrainConfig, records: list, count,
@@ -122,6 +140,11 @@ def results_row(problem, model: str, extractor: str, config: TrainConfig, record
     for key in RSBENCH_KEYS:
         if key in sm:
             out[key], out[key + "_std"] = round(sm[key], 4), round(sm[key + "_std"], 4)
+    for key in ("pair_on_counted", "pair_intended", "pair_on_counted_ci", "pair_intended_ci"):
+        if key in sm:
+            out[key] = sm[key]
+    if any(r.get("pair_verdict") for r in records):
+        out["pair_verdicts"] = [r.get("pair_verdict") for r in records]
     if supervise or concept_sup is not None:
         out["supervision"] = list(supervise) if supervise else concept_sup
     outside = [r["outside_predicted"] for r in records]
@@ -141,7 +164,8 @@ def _tuned(r: dict) -> str:
 
 def table(rows: list) -> str:
     lines = ["| task | model | tuned | class | count | mF1(Y) | mF1(C) | Cls(C) | mCls(C) | median train / val acc | "
-             "fitted | on a counted map (95% CI) | intended | head is K |", "|" + "---|" * 14]
+             "fitted | on a counted map (95% CI) | intended | head is K | learned-head count | on a counted pair "
+             "(95% CI) |", "|" + "---|" * 16]
     for r in rows:
         lo, hi = r["on_counted_ci"]
         fitted = len(r["fitted"])
@@ -152,26 +176,39 @@ def table(rows: list) -> str:
         lines.append(f"| {r['task']} | {r['model']} | {_tuned(r)} | {r['map_class']} | "
                      f"{r['count'] if r['count'] else '-'} | {_pm(r, 'mF1_Y')} | {_pm(r, 'mF1_C')} | "
                      f"{_pm(r, 'Cls_C')} | {_pm(r, 'mCls_C')} | {acc} | "
-                     f"{fitted}/{len(r['seeds'])} | {on} | {r['intended']} | {_pm(r, 'head_is_K')} |")
+                     f"{fitted}/{len(r['seeds'])} | {on} | {r['intended']} | {_pm(r, 'head_is_K')} | "
+                     f"{_pair(r)} |")
     return "\n".join(lines) + "\n"
 
 
+def _pair(r: dict) -> str:
+    """The learned-head reading of a row: its count and fitted seeds on a counted pair (map, own head)."""
+    if "pair_on_counted" not in r and "pair_count" not in r:
+        return "- | -"
+    count = r.get("pair_count")
+    shown = f"{count:,}" if count is not None else "n/a"
+    if "pair_on_counted" not in r:
+        return f"{shown} | no seed fits"
+    lo, hi = r["pair_on_counted_ci"]
+    return f"{shown} | {r['pair_on_counted']}/{len(r['fitted'])} [{lo:.2f}, {hi:.2f}], {r['pair_intended']} intended"
+
+
 def sweep_table(rows: list) -> str:
-    lines = ["| supervision | count | median train acc | fitted | intended (95% CI) | on a counted map | mF1(C) |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
+    lines = ["| model | supervision | count | median train acc | fitted | intended (95% CI) | on a counted map | "
+             "mF1(C) | learned-head count | on a counted pair |", "|" + "---|" * 10]
+    for r in sorted(rows, key=lambda r: r["model"] != "dpl"):  # DPL's column first, as it was run
         lo, hi = r["intended_ci"]
         sup = r["supervision"]
         n = int(r["support"].rsplit("(", 1)[1].rstrip(")"))
         what = (f"{round(sup * n)} of {n} vectors" if isinstance(sup, (int, float)) else "advised: " + " ".join(sup))
-        lines.append(f"| {what} | {r['count']} | {r['median_train_accuracy']:.2f} | "
+        lines.append(f"| {r['model']} | {what} | {r['count']} | {r['median_train_accuracy']:.2f} | "
                      f"{len(r['fitted'])}/{len(r['seeds'])} | {r['intended']} [{lo:.2f}, {hi:.2f}] | "
-                     f"{r['on_counted']} | {_pm(r, 'mF1_C')} |")
+                     f"{r['on_counted']} | {_pm(r, 'mF1_C')} | {_pair(r)} |")
     return "\n".join(lines) + "\n"
 
 
 def plot(rows: list, path: Path) -> None:
-    rows = [r for r in rows if isinstance(r["supervision"], (int, float))]
+    rows = [r for r in rows if isinstance(r["supervision"], (int, float)) and r["model"] == "dpl"]
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -282,7 +319,8 @@ def main(argv=None) -> None:
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--render", action="store_true", help="rewrite the table and plot from results.json only")
     p.add_argument("--only", metavar="TASK/MODEL,...",
-                   help="run only these rows (or 'sweep') and replace them in the saved results.json")
+                   help="run only these rows (or 'sweep', DPL's supervision sweep, or 'sweep-cbm', CBM's) and "
+                        "replace them in the saved results.json")
     p.add_argument("--write-sweep", action="store_true",
                    help="write the saved rows' settings as a sweep file (benchmarks/sweeps/rsbench-table.yaml)")
     p.add_argument("--from-sweep", metavar="ROWS",
@@ -323,12 +361,15 @@ def main(argv=None) -> None:
     w_h = next(t[4] for t in TASKS if t[0] == task)
     sweep = []
     config = TrainConfig(model="dpl", extractor=extractor, epochs=epochs, restarts=args.restarts, **sizes)
-    for point in [*fractions, *ADVISED] if only is None or "sweep" in only else []:
-        frac, items = (point, ()) if isinstance(point, float) else (None, point)
-        sweep.append(row(task, opts, "dpl", extractor, config, seeds, args.workers, supervise=items,
-                         concept_sup=frac, w_h=w_h))
-        sweep[-1]["sweep"] = True
-        print(json.dumps(sweep[-1]), flush=True)
+    columns = [m for m, key in (("dpl", "sweep"), ("cbm", "sweep-cbm")) if only is None or key in only]
+    for model in columns:  # CBM's column reads the same supervision with a learned head
+        config = dataclasses.replace(config, model=model)
+        for point in [*fractions, *ADVISED]:
+            frac, items = (point, ()) if isinstance(point, float) else (None, point)
+            sweep.append(row(task, opts, model, extractor, config, seeds, args.workers, supervise=items,
+                             concept_sup=frac, w_h=w_h))
+            sweep[-1]["sweep"] = True
+            print(json.dumps(sweep[-1]), flush=True)
     command = "python -m benchmarks.rsbench_table " + " ".join(argv if argv is not None else sys.argv[1:])
     if saved is None:
         saved = {"seeds": list(seeds), "epochs": epochs, "machine": f"{platform.machine()} / Python "
@@ -342,8 +383,8 @@ def merge(saved: dict, rows: list, sweep: list, command: str) -> dict:
     """``--only``: re-run rows take the places of the saved ones (a new sweep replaces the whole sweep)."""
     new = {(r["task"], r["model"]): r for r in rows}
     kept = [new.pop((r["task"], r["model"]), r) if not r.get("sweep") else r for r in saved["rows"]]
-    if sweep:
-        kept = [r for r in kept if not r.get("sweep")] + sweep
+    redone = {r["model"] for r in sweep}  # a model's new sweep column replaces its old one
+    kept = [r for r in kept if not (r.get("sweep") and r["model"] in redone)] + sweep
     return dict(saved, rows=kept + list(new.values()), reruns=saved.get("reruns", []) + [command])
 
 

@@ -449,4 +449,6 @@ def test_rerun_rows_take_the_places_of_the_saved_ones():
     assert [r["n"] for r in out["rows"]] == [1, 2, 1] and out["reruns"] == ["cmd"] and out["seeds"] == [1]
     out = merge(out, [], [{"task": "a", "model": "dpl", "sweep": True, "n": 3}], "cmd2")
     assert [r["n"] for r in out["rows"]] == [1, 2, 3] and out["reruns"] == ["cmd", "cmd2"]
+    out = merge(out, [], [{"task": "a", "model": "cbm", "sweep": True, "n": 4}], "cmd3")  # a column of its own
+    assert [(r["model"], r["n"]) for r in out["rows"]] == [("dpl", 1), ("sl", 2), ("dpl", 3), ("cbm", 4)]
     assert saved["rows"][1]["n"] == 1  # the saved results are not changed in place

@@ -222,3 +222,21 @@ def test_a_new_vector_kills_a_map_under_a_learned_head_when_it_meets_another_lab
     odd = np.array([[0, 1]]), np.array([[1]])  # a vector whose label differs from the support's 0,0
     assert kills(collapse_b, problem, *odd).all()  # its prediction is 0,0's, whose label is 0: no head fits
     assert not kills(identity(problem), problem, *odd).any()  # predicted apart from the support: a head fits
+
+
+def test_a_trained_pair_is_read_with_its_own_head():
+    import numpy as np
+    from rscount.harness.learned import learned_map
+    problem = rscount.make_problem("mnadd-half", map_class="shared", inference="learned")
+    true = np.repeat(problem.support.vectors, 3, axis=0)
+    rename = np.array([4, 3, 2, 1, 0])  # the extractor calls every digit d "4 - d"
+    pred = rename[true]
+    task = problem.task
+    heal = lambda concepts: task.evaluate(rename[concepts])  # noqa: E731  a head that reads 4 - d back as d
+    pair = learned_map(problem, true, pred, head=heal)
+    assert pair.optimal and pair.in_class and pair.verdict == "shortcut" and pair.broken == 0
+    assert learned_map(problem, true, pred, head=task.evaluate).verdict == "not optimal"  # K's head is wrong
+    assert learned_map(problem, true, pred).verdict == "shortcut"  # some head fits: the renaming merges nothing
+    assert learned_map(problem, true, true, head=task.evaluate).verdict == "intended"
+    collapse = np.zeros_like(true)
+    assert learned_map(problem, true, collapse).verdict == "not optimal"  # every vector to one prediction
