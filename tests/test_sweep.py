@@ -255,3 +255,13 @@ def test_a_train_point_is_the_seed_run_on_its_own():
     assert row["status"] == "ok" and row["count"] == 3 and row["train_seed"] == 4
     assert row["train_accuracy"] == alone.train_accuracy and row["mF1_Y"] == alone.rsbench["mF1_Y"]
     assert row["verdict"] == alone.learned.verdict and row["attempts"] == alone.attempts
+
+
+def test_the_dashboard_without_bokeh_is_one_line_naming_it_and_leaves_no_output(tmp_path):
+    (tmp_path / "g.yaml").write_text("tasks: [{task: xor3}]\n")
+    code = ("import sys; sys.modules['bokeh'] = None; from rscount.cli import entry; "
+            f"sys.argv = ['countrss', 'sweep', {str(tmp_path / 'g.yaml')!r}, '--out', "
+            f"{str(tmp_path / 'rows.jsonl')!r}, '--dashboard']; entry()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3 and out.stderr.count("\n") == 1 and "bokeh" in out.stderr, out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]
