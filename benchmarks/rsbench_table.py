@@ -325,6 +325,8 @@ def main(argv=None) -> None:
                    help="write the saved rows' settings as a sweep file (benchmarks/sweeps/rsbench-table.yaml)")
     p.add_argument("--from-sweep", metavar="ROWS",
                    help="rebuild the rows from that sweep file's output and compare them with results.json")
+    p.add_argument("--record", action="store_true",
+                   help="with --from-sweep: write the rebuilt rows into results.json and redraw the tables")
     args = p.parse_args(argv)
     out = Path(args.out)
     if args.write_sweep or args.from_sweep:
@@ -339,6 +341,10 @@ def main(argv=None) -> None:
         for where, key, a, b in diff:
             print(f"{where}: {key} saved {a} rebuilt {b}")
         print(f"{len(rebuilt)} rows rebuilt from the sweep; {len(diff)} checked fields differ")
+        if args.record:
+            command = f"countrss sweep {SWEEP_FILE.relative_to(SWEEP_FILE.parents[2])} --workers 2"
+            write(out, dict(saved, rows=rebuilt, command=command, reruns=[]))
+            return
         raise SystemExit(1 if diff else 0)
     only = set(args.only.split(",")) if args.only else None
     saved = json.loads((out / "results.json").read_text()) if (args.render or only) else None
