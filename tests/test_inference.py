@@ -240,3 +240,12 @@ def test_a_trained_pair_is_read_with_its_own_head():
     assert learned_map(problem, true, true, head=task.evaluate).verdict == "intended"
     collapse = np.zeros_like(true)
     assert learned_map(problem, true, collapse).verdict == "not optimal"  # every vector to one prediction
+
+
+def test_the_observed_head_is_what_the_model_says_on_examples_read_as_that_vector():
+    import numpy as np
+    from rscount.harness.train import observed_head
+    pred = np.array([[0, 1], [0, 1], [0, 1], [2, 2]])
+    label_pred = np.array([[1], [1], [3], [4]])
+    head = observed_head(pred, label_pred, fallback=lambda c: np.full((len(c), 1), 9))
+    assert head(np.array([[0, 1], [2, 2], [1, 1]])).tolist() == [[1], [4], [9]]  # majority, seen, one-hot fallback
