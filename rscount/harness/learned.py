@@ -57,9 +57,10 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
                 head=None) -> LearnedMap:
     """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k)).
 
-    Under a learned head (``problem.inference == "learned"``) the map keeps a label when ``head`` (the model's
-    own head on concept vectors) gives it on the prediction, or, with no head, when no prediction is shared by
-    vectors with different labels: the pair (map, head) is then one of the counted pairs.
+    Under a learned head (``problem.inference == "learned"``) the map keeps the labels when no prediction is
+    shared by support vectors with different labels (some head fits), and, given ``head`` (the labels the
+    model gives each ground-truth vector's examples), when the model's own head gives each vector its label:
+    the pair (map, head) is then one of the counted pairs.
 
     ``per_concept`` (default for the disentangled and shared classes, whose
     extractors read one concept's input each) reads one value map per concept
@@ -88,13 +89,13 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     src = np.asarray([g for g, _ in pairs], dtype=np.int64)
     img = np.asarray([p for _, p in pairs], dtype=np.int64)
     truth = task.evaluate(src)
-    if problem.inference == "learned" and head is not None:
-        bad = ~np.all(head(img) == truth, axis=1) if len(img) else np.zeros(0, dtype=bool)
-    elif problem.inference == "learned":
+    if problem.inference == "learned":
         asked: dict = {}
         for p, y in zip(map(tuple, img.tolist()), map(tuple, truth.tolist())):
             asked.setdefault(p, set()).add(y)
         bad = np.array([len(asked[p]) > 1 for p in map(tuple, img.tolist())], dtype=bool)
+        if head is not None and len(src):
+            bad |= ~np.all(head(src) == truth, axis=1)
     else:
         bad = ~np.all(truth == task.evaluate(img), axis=1)
     for n, (g, p) in enumerate(pairs):

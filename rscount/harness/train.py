@@ -336,29 +336,21 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
         metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
         if with_map:
             pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
-                               head=observed_head(pred, label_pred, model.head_labels))
+                               head=labels_by_vector(split.concepts, label_pred))
     return labels, concepts, learned, pred, metrics, pair
 
 
-def observed_head(pred: np.ndarray, label_pred: np.ndarray, fallback):
-    """The head as the model uses it: at a predicted concept vector, the label it gives most often on the
-    examples it reads as that vector (its head sees soft concepts, not one-hot ones); ``fallback`` (the head
-    on one-hot concepts) where no example is read so."""
+def labels_by_vector(true: np.ndarray, label_pred: np.ndarray):
+    """The model's labels as its head gives them: for each ground-truth concept vector, the label it gives most
+    often on that vector's examples (its head reads soft concepts; a one-hot probe would be off its inputs)."""
     from collections import Counter, defaultdict
     votes: dict = defaultdict(Counter)
-    for p, y in zip(map(tuple, pred.tolist()), map(tuple, label_pred.tolist())):
-        votes[p][y] += 1
+    for g, y in zip(map(tuple, true.tolist()), map(tuple, label_pred.tolist())):
+        votes[g][y] += 1
 
-    def head(concepts: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(concepts), label_pred.shape[1]), dtype=label_pred.dtype)
-        unseen = [n for n, c in enumerate(map(tuple, concepts.tolist())) if c not in votes]
-        for n, c in enumerate(map(tuple, concepts.tolist())):
-            if c in votes:
-                out[n] = votes[c].most_common(1)[0][0]
-        if unseen:
-            out[unseen] = fallback(concepts[unseen])
-        return out
-    return head
+    def given(vectors: np.ndarray) -> np.ndarray:
+        return np.array([votes[g].most_common(1)[0][0] for g in map(tuple, vectors.tolist())])
+    return given
 
 
 def _label_scores(model, problem: Problem, split: Split, device) -> tuple:
