@@ -74,12 +74,56 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
         # Forked workers start in a fraction of a second with rscount (and torch) already imported, and never
         # re-run the caller's script as spawned ones do (a script without a __main__ guard would recurse).
         with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}):
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
-                cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, env=env,
-                                                   dashboard_address=":0" if dashboard else None, silence_logs=50)
+            before = _children()
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+                    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, env=env,
+                                                       dashboard_address=":0" if dashboard else None,
+                                                       silence_logs=50)
+            except BaseException:  # SIGTERM or Ctrl-C while the cluster starts: its workers end now
+                for pid in _children() - before:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, 9)
+                _forget_clusters()
+                raise
             with cluster, distributed.Client(cluster) as c:
-                yield c
+                try:
+                    yield c
+                except BaseException:  # Ctrl-C, SIGTERM, an error: end the workers now, not after their task
+                    _kill_workers(cluster)
+                    raise
+
+
+def _children() -> set:
+    """Pids of this process's live children (Linux /proc; empty elsewhere)."""
+    me, out = os.getpid(), set()
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == me and fields[0] != "Z":
+                    out.add(int(entry))
+    return out
+
+
+def _forget_clusters() -> None:
+    """Drop half-started clusters from Dask's exit hook, which would wait on their dead workers."""
+    with contextlib.suppress(Exception):
+        from distributed.deploy.spec import SpecCluster
+        SpecCluster._instances.clear()
+
+
+def _kill_workers(cluster) -> None:
+    """SIGKILL every worker process of a LocalCluster (a graceful close waits for the running tasks)."""
+    import signal
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        proc = getattr(getattr(nanny, "process", None), "process", None)
+        pid = getattr(proc, "pid", None)
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def map_tasks(fn: Callable, items: Iterable, *, shared=None, workers: int | None = None,
