@@ -229,8 +229,7 @@ class TrainReport:
             lo, hi = sm["pair_on_counted_ci"]
             lines.append(f"learned head  {sm['pair_on_counted']} fitted seeds on a counted pair (map, head) under "
                          f"inference learned (95% Wilson [{lo:.2f}, {hi:.2f}]), {sm['pair_intended']} intended")
-        shown = [f"{k} {sm[k]:.2f} +- {sm[k + '_std']:.2f}" for k in ("mF1_Y", "mF1_C", "Cls_C", "mCls_C",
-                                                                      "ood_mF1_Y", "head_is_K") if k in sm]
+        shown = [f"{k} {sm[k]:.2f} +- {sm[k + '_std']:.2f}" for k in RSBENCH_KEYS if k in sm]
         lines.append("rsbench       " + ", ".join(shown))
         return "\n".join(lines)
 
