@@ -6,7 +6,8 @@
 >>> rscount.audit("mnadd-half", map_class="shared").supervise_values.items
 ('d1=4',)
 """
-from .api import choose_backend, count, count_problem, make_problem, resolve_task
+from . import multitask
+from .api import choose_backend, count, count_problem, make_problem, make_problems, resolve_task
 from .auditing import Audit, Comparison, audit, compare
 from .config import load_config
 from .counters import COUNTERS, get_counter
@@ -34,7 +35,7 @@ from .tasks import get_task, task_names
 from .version import __version__
 
 __all__ = [
-    "count", "count_problem", "make_problem", "choose_backend", "resolve_task", "plan", "Plan", "Step",
+    "count", "count_problem", "make_problem", "make_problems", "choose_backend", "resolve_task", "plan", "Plan", "Step",
     "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",

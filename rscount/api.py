@@ -22,7 +22,8 @@ from .counters.base import Cancelled, Deadline, race
 from .counters.generic.enumerate import models
 from .dispatch import HEAD_START, Plan, check_mode, generic_counters, generic_step, plan
 from .encoding import encode
-from .errors import BackendError, CountTimeout, EncodingError, SupportError, brief
+from .errors import BackendError, CountTimeout, EncodingError, SupportError, TaskError, brief
+from .multitask import count_tasks, is_several, per_task, support_per_task
 from .limits import check_megabytes, check_seconds, time_limit
 from .problem import Problem, for_class, make_supervision
 from .result import CountResult, Tally, format_count
@@ -31,7 +32,7 @@ from .support import Support
 from .task import Task
 from .tasks import get_task
 
-__all__ = ["count", "make_problem", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
+__all__ = ["count", "make_problem", "make_problems", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
            "resolve_task"]
 
 
@@ -108,6 +109,40 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
                         f"{brief(supervise, 40)}")
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision, inference)
+
+
+def make_problems(tasks: Sequence, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0,
+                  support_file=None, concept_sup=None, supervise=(), params=None, groups=None, concepts=None,
+                  inference: str = "knowledge") -> list:
+    """One :class:`Problem` per task of several over shared concepts (see :func:`make_problem`): each option is
+    one value for every task or a list of one per task (a concept named in ``supervise`` is supervised in the
+    tasks that have it)."""
+    if not isinstance(tasks, (list, tuple)) or not tasks:
+        raise TaskError("no tasks given; name at least one")
+    n = len(tasks)
+    supports = support_per_task(support, n)
+    files = per_task(support_file, n, "support_file=")
+    subsamples = per_task(subsample, n, "subsample=")
+    sups = per_task(concept_sup, n, "concept_sup=")
+    params_of = per_task(params, n, "params=", lambda v: not isinstance(v, (list, tuple)))
+    if isinstance(supervise, str) or (isinstance(supervise, (list, tuple)) and
+                                      all(isinstance(s, str) for s in supervise)):
+        wanted = [supervise] * n
+        names = [supervise] if isinstance(supervise, str) else list(supervise)
+    else:
+        wanted, names = per_task(supervise, n, "supervise="), []
+    resolved = [resolve_task(t, p, concepts) for t, p in zip(tasks, params_of)]
+    for item in names:  # supervision for all tasks: each task that has the concept
+        concept = str(item).partition("=")[0].strip()
+        if not any(concept in t._index for t in resolved):
+            raise TaskError(f"supervise={item}: no task has a concept {concept!r}")
+    out = []
+    for t, task in enumerate(resolved):
+        mine = wanted[t] if not names else [s for s in names if str(s).partition("=")[0].strip() in task._index]
+        out.append(make_problem(task, map_class=map_class, support=supports[t], subsample=subsamples[t],
+                                seed=seed, support_file=files[t], concept_sup=sups[t], supervise=mine,
+                                groups=groups, inference=inference))
+    return out
 
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
@@ -355,6 +390,13 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     (6, 5, True)
     """
     timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
+    if is_several(task):
+        with time_limit(timeout, "counting"):
+            problems = make_problems(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
+                                     support_file=support_file, concept_sup=concept_sup, supervise=supervise,
+                                     params=params, groups=groups, concepts=concepts, inference=inference)
+            return count_tasks(problems, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                               timeout=timeout, memory_mb=memory_mb, progress=progress)
     with time_limit(timeout, "counting"):  # building the task and support counts against the limit too
         problem = make_problem(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
                                support_file=support_file, concept_sup=concept_sup, supervise=supervise,

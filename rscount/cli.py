@@ -20,6 +20,8 @@ from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError, brief
 from .export import export_library
+from .multitask import count_tasks
+from .several import join
 from .limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
 from .output import check_output_folder, check_output_path, pyplot, write_figure
 from .problem import INFERENCES, MAP_CLASSES
@@ -41,10 +43,10 @@ class _UsageError(Exception):
     pass
 
 
-def add_task_options(p: argparse.ArgumentParser, many: bool = False):
-    """The ways to name a task; shared by ``countrss``, ``countrss train`` and (``many``: repeatable, one design
-    each) ``countrss audit``."""
-    src = p.add_argument_group("task (pick one)" if not many else "designs (one, or several to compare)")
+def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str | None = None):
+    """The ways to name a task; shared by ``countrss``, ``countrss train`` and ``countrss audit`` (``many``:
+    repeatable: several tasks over shared concepts, or designs to compare)."""
+    src = p.add_argument_group(title or ("task (pick one)" if not many else "designs (one, or several to compare)"))
     again = {"action": "append"} if many else {}
     src.add_argument("--task", **again, help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... "
                      "(see --list-tasks)")
@@ -65,9 +67,10 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False):
 def add_support_options(p: argparse.ArgumentParser) -> None:
     """Support and concept-supervision options; shared by ``countrss`` and ``countrss train``."""
     sup = p.add_argument_group("support and supervision")
-    sup.add_argument("--support", metavar="SUPPORT",
+    sup.add_argument("--support", metavar="SUPPORT", action="append",
                      help="'exhaustive' (default unless the task has its own), 'by-label:N' (N vectors drawn "
-                     "label first, as rsbench's generators do) or vectors '1,1,1;0,1,0'")
+                     "label first, as rsbench's generators do) or vectors '1,1,1;0,1,0'; with several tasks "
+                     "one for all, or repeated once per task in their order")
     sup.add_argument("--subsample", metavar="F|N", help="keep a seeded fraction or count of the support")
     sup.add_argument("--support-file", metavar="PATH", help="support vectors from CSV or a JSON list")
     sup.add_argument("--seed", type=int, default=0, help="seed for --subsample and --concept-sup (default 0)")
@@ -89,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "('countrss train --help': train models and check them against the count), sweep ('countrss "
                 "sweep --help': grids of counts, audits and training runs on Dask).")
     p.add_argument("--version", action="store_true", help="print the version and exit")
-    src = add_task_options(p)
+    src = add_task_options(p, many=True, title="task (one, or several over shared concepts: repeat --task, --spec, "
+                                                "--config or --cnf)")
     src.add_argument("--list-tasks", action="store_true", help="list the library tasks and exit")
     src.add_argument("--export-dimacs", metavar="DIR", help="write the knowledge of every library task "
                      "as DIMACS into DIR (the repository's dimacs/) and exit")
@@ -127,8 +131,8 @@ def _params(items: Sequence[str]) -> dict:
     return out
 
 
-def _designs(args) -> list:
-    """Every task the audit command names, in the order of the option kinds."""
+def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf or --knowledge (repeat to compare)") -> list:
+    """Every task the command names, in the order of the option kinds."""
     if args.concepts and not args.knowledge:
         raise _UsageError("--concepts goes with --knowledge")
     if args.param and not args.task:
@@ -140,7 +144,7 @@ def _designs(args) -> list:
     if args.knowledge:
         tasks.append(task_from_text(args.knowledge, args.concepts))
     if not tasks:
-        raise _UsageError("name a design: --task, --spec, --config, --cnf or --knowledge (repeat to compare)")
+        raise _UsageError(none)
     return tasks
 
 
@@ -164,9 +168,24 @@ def _task(args):
     return task_from_text(args.knowledge, args.concepts)
 
 
+def _one_support(args):
+    """The --support of a command about one task (given at most once)."""
+    if args.support and len(args.support) > 1:
+        raise _UsageError("--support is given once here (it is repeated once per task only with several tasks)")
+    return args.support[0] if args.support else None
+
+
+def _problems(args, tasks: list, map_class: str) -> list:
+    """One problem per task of several over shared concepts: --support once for all or once per task."""
+    return api.make_problems(tasks, map_class=map_class, support=list(args.support) if args.support and len(
+        args.support) > 1 else _one_support(args), subsample=args.subsample, seed=args.seed,
+        support_file=args.support_file, concept_sup=args.concept_sup, supervise=args.supervise,
+        groups=args.groups, inference=getattr(args, "inference", "knowledge"))
+
+
 def _problem(args, task, map_class: str):
     """The problem the support, supervision and group options describe for ``task``."""
-    return api.make_problem(task, map_class=map_class, support=args.support, subsample=args.subsample,
+    return api.make_problem(task, map_class=map_class, support=_one_support(args), subsample=args.subsample,
                             seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
                             supervise=args.supervise, groups=args.groups,
                             inference=getattr(args, "inference", "knowledge"))
@@ -431,10 +450,19 @@ def _count(argv: Sequence[str], out, err) -> int:
     if args.emit_dimacs:
         check_output_path(args.emit_dimacs)
     with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
-        problem = _problem(args, _task(args), args.map_class)
-        result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
-                                   epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
-                                   memory_mb=args.memory_limit, progress=progress)
+        tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, "
+                               "--spec, --config or --cnf for several tasks over shared concepts)")
+        if len(tasks) > 1:
+            problems = _problems(args, tasks, args.map_class)
+            problem = join(problems)
+            result = count_tasks(problems, args.backend, exact=args.exact or None, approx=args.approx,
+                                 epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
+                                 memory_mb=args.memory_limit, progress=progress)
+        else:
+            problem = _problem(args, tasks[0], args.map_class)
+            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                       epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
+                                       memory_mb=args.memory_limit, progress=progress)
         maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
         renamed = _renamed(result, args.timeout)
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was

@@ -74,6 +74,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     check_mode(exact, approx)
     steps: list = []
     task = problem.task
+    if problem.parts:
+        return Plan(problem.describe(), (_several(problem, backend, exact, approx),))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
@@ -104,6 +106,16 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     return Plan(problem.describe(), tuple(steps))
 
 
+def _several(problem: Problem, backend: str | None, exact: bool | None, approx: bool) -> Step:
+    """Several tasks: counted as one task where they are one (every structure then applies), else the generic
+    counters on the CNF where each row keeps its own task's labels."""
+    from .several import as_single
+    single = as_single(problem) if backend is None else None
+    if single is not None:
+        return Step("as", (), single[1], (single[0],))
+    return generic_step(problem, backend, exact=exact, approx=approx)
+
+
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
                  approx: bool = False) -> Step:
     """The last step of a plan: the named backend, or the generic counters that fit (checked to be usable)."""
@@ -123,6 +135,10 @@ def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | 
         if problem.map_class == "joint" and counter.needs_cnf:
             raise EncodingError(f"class joint has no CNF encoding; use backend=closed-form (or bruteforce), "
                                 f"not {name}")
+        if problem.parts and not counter.several:
+            able = [n for n, c in COUNTERS.items() if c.several]
+            raise BackendError(f"backend {name} counts one task at a time; several tasks are counted by "
+                               f"{', '.join(able)} (or name none)")
         if problem.inference not in counter.inferences:
             able = [n for n, c in COUNTERS.items() if problem.inference in c.inferences]
             raise BackendError(f"backend {name} counts with the knowledge K, not inference {problem.inference}; "
@@ -179,11 +195,11 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
     """
     check_mode(exact, approx)
     if approx:
-        return ("estimate", "approxmc") if problem.inference == "knowledge" and COUNTERS["estimate"].applies(
+        return ("estimate", "approxmc") if problem.inference == "knowledge" and not problem.parts and COUNTERS["estimate"].applies(
             problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
-    if problem.inference != "knowledge":  # SDD compiles the pairs of a class that moves concepts slowly
+    if problem.inference != "knowledge" or problem.parts:  # SDD compiles the pairs of a class that moves concepts slowly
         order = ("sdd", "ganak", "enumerate") if problem.map_class in ("disentangled", "shared") else \
             ("ganak", "enumerate", "sdd")
         names = tuple(n for n in order if COUNTERS[n].unavailable() is None)
@@ -206,11 +222,14 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
 
 
 def _generic_reason(problem: Problem, names: tuple, approx: bool) -> str:
-    first = "learned" if problem.inference == "learned" and names[0] in ("sdd", "ganak", "enumerate") else names[0]
+    generic = names[0] in ("sdd", "ganak", "enumerate")
+    first = "learned" if problem.inference == "learned" and generic else "several" if problem.parts and generic \
+        else names[0]
     why = {
         "approxmc": "an (epsilon, delta) estimate by hashing",
         "estimate": "arithmetic labels: exact elimination plus sampling",
         "closed-form": "the joint class has a closed form",
+        "several": "several tasks: the generic counters on the CNF where each row keeps its own task's labels",
         "learned": "a learned head: the generic counters on the CNF of 'no two labels share a prediction'",
         "clauses": "a sampled support and knowledge that is one CNF over booleans",
         "search": "a sampled support: a search over the entries of the maps",

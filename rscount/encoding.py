@@ -156,7 +156,8 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
         if learned:
             predicted.append(chat)
             continue
-        targets = [tab.get(task.decode(code), FALSE) for tab, code in zip(knowledge.tables, labels[row])]
+        seen = problem.observed(row) if problem.parts else range(len(knowledge.tables))  # several tasks: its own
+        targets = [knowledge.tables[t].get(task.decode(labels[row][t]), FALSE) for t in seen]
         mapping = knowledge.circuit.copy_into(
             circuit, {var: chat[key] for key, var in knowledge.inputs.items()}, targets)
         for lit in targets:  # Eq. 13: the predicted concepts give the training label

@@ -16,7 +16,7 @@ from .lazy import cached_property
 from .support import Support, parse_amount
 from .task import Task
 
-__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Problem", "make_supervision", "for_class", "domain_groups"]
+__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups"]
 
 MAP_CLASSES = {
     "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
@@ -50,9 +50,11 @@ def for_class(task: Task, map_class: str) -> Task:
     domain one classifier (and says so in the warnings). Every path to a shared count goes through here."""
     if map_class != "shared" or task.groups:
         return task
-    return dataclasses.replace(task, groups=domain_groups(task), warnings=task.warnings + (
-        "no concept groups declared: class shared gives the concepts of each domain one classifier, as "
-        "rsbench's shared extractor does (declare groups to choose)",))
+    return dataclasses.replace(task, groups=domain_groups(task), warnings=task.warnings + (IMPLICIT_GROUPS,))
+
+
+IMPLICIT_GROUPS = ("no concept groups declared: class shared gives the concepts of each domain one classifier, as "
+                   "rsbench's shared extractor does (declare groups to choose)")
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,18 @@ def make_supervision(task: Task, support: Support, concept_sup=None, supervise=(
     return Supervision(rows, tuple(sorted(set(concepts), key=lambda p: (p[0], -1 if p[1] is None else p[1]))))
 
 
+@dataclass(frozen=True)
+class Part:
+    """One task of several in a problem (:mod:`rscount.several`): its labels and concepts as indices into the
+    union task, its rows of the union support, and its supervision in the union's indices."""
+
+    name: str
+    labels: tuple
+    concepts: tuple
+    rows: range
+    supervision: Supervision = field(default_factory=Supervision)
+
+
 @dataclass(frozen=True, eq=False)
 class Problem:
     """Count the optimal maps of ``map_class`` for ``task`` on ``support``."""
@@ -108,6 +122,7 @@ class Problem:
     map_class: str = "complete"
     supervision: Supervision = field(default_factory=Supervision)
     inference: str = "knowledge"  # who gives the labels: K itself, or a head the model learns (INFERENCES)
+    parts: tuple = ()  # several tasks over shared concepts: each row reads only its own task's labels (Part)
 
     def __post_init__(self) -> None:
         if self.map_class not in MAP_CLASSES:
@@ -127,8 +142,25 @@ class Problem:
         """Label codes of the support rows, shape (n, labels)."""
         return self.task.evaluate(self.support.vectors)
 
+    def part_of(self, row: int) -> Part | None:
+        """The task a support row belongs to (None for a problem of one task)."""
+        for part in self.parts:
+            if row in part.rows:
+                return part
+        return None
+
+    def observed(self, row: int) -> tuple:
+        """Indices of the labels a support row shows (its own task's; all of them for one task)."""
+        part = self.part_of(row) if self.parts else None
+        return tuple(range(len(self.task.labels))) if part is None else part.labels
+
     def supervised(self, row: int, vector) -> tuple:
         """Concept indices whose prediction must equal the ground truth at this row."""
+        if self.parts:
+            part = self.part_of(row)
+            if row in part.supervision.vectors:
+                return part.concepts
+            return tuple(sorted({i for i, u in part.supervision.concepts if u is None or vector[i] == u}))
         if row in self.supervision.vectors:
             return tuple(range(self.task.k))
         return tuple(sorted({i for i, u in self.supervision.concepts if u is None or vector[i] == u}))
@@ -139,5 +171,8 @@ class Problem:
 
     def describe(self) -> str:
         learned = "" if self.inference == "knowledge" else f", inference {self.inference}"
+        if self.parts:
+            return (f"{self.task.name} ({len(self.parts)} tasks), support {self.support.length} vectors, class "
+                    f"{self.map_class}, supervision {self.supervision.describe(self.task)}{learned}")
         return (f"{self.task.name}, support {self.support.kind} ({self.support.length} vectors), "
                 f"class {self.map_class}, supervision {self.supervision.describe(self.task)}{learned}")

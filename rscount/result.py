@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from .errors import RscountError
 
-__all__ = ["ConceptMap", "JointMap", "Tally", "CountResult", "format_count", "log10_count"]
+__all__ = ["ConceptMap", "JointMap", "Tally", "TaskCount", "CountResult", "format_count", "log10_count"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,19 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class TaskCount:
+    """One task of several: its optimal maps alone, over its own concepts and over the union of all concepts."""
+
+    task: str
+    count: int
+    count_union: int
+    exact: bool = True
+
+    def to_dict(self) -> dict:
+        return {"task": self.task, "count": self.count, "count_union": self.count_union, "exact": self.exact}
+
+
+@dataclass(frozen=True)
 class CountResult:
     """The number of optimal concept maps of a problem, and how it was obtained."""
 
@@ -104,6 +117,9 @@ class CountResult:
     answered: int | None = None  # index of the plan step that gave the count
     parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
     inference: str = "knowledge"  # who gives the labels: K, or a head the model learns (problem.INFERENCES)
+    per_task: tuple = ()  # several tasks: a TaskCount each, in the order given
+    cumulative: tuple = ()  # several tasks: the count after tasks 1..t (over every task's concepts)
+    forgets: tuple = ()  # several tasks: maps optimal for task t alone that break one of tasks 1..t-1
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
     _renamed: Callable | None = field(default=None, repr=False, compare=False)
@@ -148,6 +164,8 @@ class CountResult:
             "notes": list(self.notes), "warnings": list(self.warnings),
             "plan": self.plan.lines() if self.plan is not None else None,
             "answered_by_step": None if self.answered is None else self.answered + 1,
+            **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
+                "forgets": list(self.forgets)} if self.per_task else {}),
         }
 
     def explain(self) -> str:
@@ -181,6 +199,7 @@ class CountResult:
         ]
         if not self.exact:
             lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
+        lines += self._several_lines()
         enc = ""
         if self.encoding:
             n = self.encoding.get("blocks")
@@ -196,6 +215,20 @@ class CountResult:
         lines += [f"warning       {w}" for w in self.warnings]
         return "\n".join(lines)
 
+
+    def _several_lines(self) -> list:
+        """Several tasks: each task alone, and the sequence in the order given."""
+        if not self.per_task:
+            return []
+        width = max(len(t.task) for t in self.per_task)
+        lines = ["per task      (alone, over its own concepts / over every task's concepts)"]
+        lines += [f"  {t.task:<{width}}  {format_count(t.count)} / {format_count(t.count_union)}"
+                  for t in self.per_task]
+        lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
+                     "break an earlier task)")
+        lines += [f"  {n}. {t.task:<{width}}  {format_count(c)}; forgets {format_count(f)}"
+                  for n, (t, c, f) in enumerate(zip(self.per_task, self.cumulative, self.forgets), 1)]
+        return lines
 
     # --- notebook --------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:

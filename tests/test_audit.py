@@ -42,7 +42,7 @@ def brute_relation(problem) -> list:
     out = [dict() for _ in range(k)]
     for a in brute_maps(problem):
         pairs = set()
-        for g, _, _ in rows:
+        for g, *_ in rows:
             pred = [None] * k
             for j, u in enumerate(g):
                 i, v = a[j][u]
@@ -61,7 +61,7 @@ def brute_joint_relation(problem) -> list:
     for images in itertools.product(range(len(space)), repeat=len(space)):
         alpha = {space[a]: space[b] for a, b in enumerate(images)}
         if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
-            for j, v, u in {(j, g[j], alpha[g][j]) for g, _, _ in rows for j in range(k)}:
+            for j, v, u in {(j, g[j], alpha[g][j]) for g, *_ in rows for j in range(k)}:
                 out[j][(v, u)] = out[j].get((v, u), 0) + 1
     return out
 

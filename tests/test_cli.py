@@ -87,7 +87,7 @@ def test_support_file(tmp_path, capsys):
     (["--task", "xor3", "--subsample", "0"], "keeps no vector"),
     (["--task", "xor3", "--exact", "--approx"], "not allowed with"),
     (["--task", "xor3", "--approx", "--backend", "ganak"], "--approx uses approxmc"),
-    (["--task", "xor3", "--cnf", "x.cnf"], "exactly one of"),
+    (["--task", "xor3", "--cnf", "x.cnf"], "cannot read DIMACS file"),
     (["--task", "xor3", "--supervise", "zz"], "unknown concept 'zz'"),
     (["--task", "xor3", "--map-class", "joint", "--backend", "ganak"], "no CNF encoding"),
     (["--task", "xor3", "--param", "k=4"], "already fixes k=3"),

@@ -42,7 +42,7 @@ def _pair_oracle(problem) -> int:
         image = lambda m, g: _image(m, g, task.k)  # noqa: E731
     total = 0
     for m in maps:
-        seen = [image(m, g) for g, _, _ in rows]
+        seen = [image(m, g) for g, *_ in rows]
         if any(p is None or any(p[i] != g[i] for i in sup) for p, (g, _, sup) in zip(seen, rows)):
             continue
         points = sorted(set(seen))

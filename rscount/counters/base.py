@@ -59,6 +59,7 @@ class Counter:
     needs_cnf: bool = False
     scope: str = ""
     inferences: tuple = ("knowledge",)  # the problem.inference values it counts (its CNF or its own semantics)
+    several: bool = False  # whether it counts a problem of several tasks (rows that show only their task's labels)
 
     def unavailable(self) -> str | None:
         """Why this backend cannot run here (a missing package), or None."""

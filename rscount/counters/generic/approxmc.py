@@ -40,6 +40,7 @@ def count_cnf(clauses, projection, epsilon: float, delta: float, seed: int = 1) 
 class ApproxMC(Counter):
     name = "approxmc"
     inferences = ("knowledge", "learned")
+    several = True
     exact = False
     needs_cnf = True
 

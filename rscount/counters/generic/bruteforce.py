@@ -92,14 +92,14 @@ def label_table(task) -> dict:
 
 def _rows(problem):
     labels = [tuple(map(int, y)) for y in problem.labels]
-    return [(g, labels[r], problem.supervised(r, g)) for r, g in enumerate(problem.support.rows())]
+    return [(g, labels[r], problem.supervised(r, g), problem.observed(r)) for r, g in enumerate(problem.support.rows())]
 
 
 def optimal(assign, rows, table, k, learned: bool = False) -> bool:
     """Whether the value map keeps every training label (and supervised concept) right: K's label of the
     prediction, or (``learned``) one label per prediction, so that some learned head gives them all."""
     heads: dict = {}
-    for g, y, sup in rows:
+    for g, y, sup, seen in rows:
         out = [None] * k
         for j, u in enumerate(g):
             i, v = assign[j][u]
@@ -110,7 +110,10 @@ def optimal(assign, rows, table, k, learned: bool = False) -> bool:
             return False
         if any(out[i] != g[i] for i in sup):
             return False
-        if (heads.setdefault(tuple(out), y) if learned else table[tuple(out)]) != y:
+        if learned:
+            if heads.setdefault(tuple(out), y) != y:
+                return False
+        elif any(table[tuple(out)][t] != y[t] for t in seen):  # several tasks: a row shows its own labels
             return False
     return True
 
@@ -125,14 +128,15 @@ def _joint(problem, deadline):
         deadline.check()
         alpha = {space[a]: space[b] for a, b in enumerate(images)}
         heads: dict = {}
-        if all((heads.setdefault(alpha[g], y) if learned else table[alpha[g]]) == y
-               and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
+        if all((heads.setdefault(alpha[g], y) == y if learned else all(table[alpha[g]][t] == y[t] for t in seen))
+               and all(alpha[g][i] == g[i] for i in sup) for g, y, sup, seen in rows):
             yield alpha
 
 
 class BruteForce(Counter):
     name = "bruteforce"
     inferences = ("knowledge", "learned")
+    several = True
 
     def _check_size(self, problem) -> None:
         n = number_of_candidates(problem)

@@ -49,6 +49,7 @@ def models(encoding, limit=None, deadline=None, interruptible: bool = False):
 class Enumerate(Counter):
     name = "enumerate"
     inferences = ("knowledge", "learned")
+    several = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:

@@ -21,6 +21,7 @@ def count_cnf(nvars: int, clauses, projection, seed: int = 1) -> int:
 class Ganak(Counter):
     name = "ganak"
     inferences = ("knowledge", "learned")
+    several = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:

@@ -104,7 +104,8 @@ def exhaustive_applies(problem) -> bool:
     Restricted to boolean concepts: with arithmetic over categorical concepts
     the intermediate SDDs were measured to blow up (MNAdd: out of memory).
     """
-    return (problem.inference == "knowledge" and problem.support.exhaustive and not problem.supervision.vectors
+    return (problem.inference == "knowledge" and not problem.parts and problem.support.exhaustive
+            and not problem.supervision.vectors
             and all(size == 2 for size in problem.task.sizes)
             and problem.map_class in ("disentangled", "shared", "complete", "permutation"))
 
@@ -188,6 +189,7 @@ def count_exhaustive(problem, sigma: tuple | None = None) -> tuple:
 class Sdd(Counter):
     name = "sdd"
     inferences = ("knowledge", "learned")
+    several = True
     needs_cnf = True
 
     def unavailable(self) -> str | None:

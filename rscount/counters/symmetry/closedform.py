@@ -28,7 +28,8 @@ def _classes(problem):
 
 
 def _targets(problem, grid, labels, row, g):
-    mask = np.all(labels == problem.labels[row], axis=1)
+    seen = list(problem.observed(row))
+    mask = np.all(labels[:, seen] == problem.labels[row][seen], axis=1)
     for i in problem.supervised(row, g):
         mask &= grid[:, i] == g[i]
     return mask
@@ -77,6 +78,7 @@ def _stirling_row(n: int) -> list:
 class ClosedForm(Counter):
     name = "closed-form"
     inferences = ("knowledge", "learned")
+    several = True
 
     def count(self, problem, encoding, options: Options) -> Tally:
         if problem.map_class != "joint":
@@ -86,24 +88,30 @@ class ClosedForm(Counter):
             return Tally(learned_joint(problem))
         grid, labels = _classes(problem)
         n = len(grid)
-        if problem.support.exhaustive and not problem.supervision:
+        if problem.support.exhaustive and not problem.supervision and not problem.parts:
             _, sizes = np.unique(labels, axis=0, return_counts=True)
             total = 1
             for s in sizes:
                 total *= int(s) ** int(s)
             return Tally(total)
         # Rows with the same label and the same supervised values have the same number of targets.
-        keys = Multiset()
+        # A vector's images keep every label its rows show (several tasks: each row its own) and every
+        # supervised value; vectors with the same such constraints have the same number of images.
+        wants: dict = {}
         for row, g in enumerate(problem.support.rows()):
-            sup = problem.supervised(row, g)
-            keys[(tuple(problem.labels[row]), tuple((i, g[i]) for i in sup))] += 1
+            shown, fixed = wants.setdefault(g, (set(), set()))
+            shown.update((t, int(problem.labels[row][t])) for t in problem.observed(row))
+            fixed.update((i, g[i]) for i in problem.supervised(row, g))
+        keys = Multiset((frozenset(shown), frozenset(fixed)) for shown, fixed in wants.values())
         total = 1
-        for (label, fixed), times in keys.items():
-            mask = np.all(labels == np.array(label), axis=1)
+        for (shown, fixed), times in keys.items():
+            mask = np.ones(n, dtype=bool)
+            for t, code in shown:
+                mask &= labels[:, t] == code
             for i, value in fixed:
                 mask &= grid[:, i] == value
             total *= int(mask.sum()) ** times
-        return Tally(total * n ** (n - problem.support.length))
+        return Tally(total * n ** (n - len(wants)))
 
     def enumerate(self, problem, encoding, limit):
         if problem.inference == "learned":
@@ -112,14 +120,16 @@ class ClosedForm(Counter):
             return
         grid, labels = _classes(problem)
         vectors = [tuple(map(int, g)) for g in grid]
-        in_support = {tuple(g): row for row, g in enumerate(problem.support.rows())}
+        in_support: dict = {}  # several tasks: one vector may be a row of each
+        for row, g in enumerate(problem.support.rows()):
+            in_support.setdefault(g, []).append(row)
         choices = []
         for g in vectors:
-            row = in_support.get(g)
-            if row is None:
+            rows = in_support.get(g)
+            if rows is None:
                 choices.append([g] + [v for v in vectors if v != g])
             else:
-                mask = _targets(problem, grid, labels, row, g)
+                mask = np.logical_and.reduce([_targets(problem, grid, labels, row, g) for row in rows])
                 choices.append([g] + [vectors[t] for t in np.flatnonzero(mask) if vectors[t] != g])
         for n, images in enumerate(itertools.product(*choices)):
             if limit is not None and n >= limit:

@@ -1,0 +1,164 @@
+"""Several tasks over shared concepts, against an independent brute force: a map of the union's class is
+optimal when, for every task, every row of its support (read with every value of the concepts the task lacks)
+keeps that task's labels and supervision."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+import rscount
+from rscount.counters.generic.bruteforce import LIMIT, candidates, number_of_candidates
+from rscount.errors import RscountError
+from rscount.several import join, union_concepts
+from rscount.support import grid
+
+from randomtasks import CLASSES, _bool_expr, _int_expr
+from tiers import tiered
+
+POOL = {"c1": "bool", "c2": "0..2", "c3": "bool"}
+
+
+def random_tasks(seed: int, map_class: str) -> list:
+    """Two or three small tasks over some of c1..c3, each with its own support and supervision."""
+    rng = random.Random(seed)
+    out = []
+    for t in range(rng.randint(2, 3)):
+        names = sorted(rng.sample(list(POOL), rng.randint(2, 3) if map_class != "joint" else 2))
+        ints = [n for n in names if POOL[n] != "bool"]
+        bools = [n for n in names if POOL[n] == "bool"]
+        labels = [_bool_expr(rng, ints, bools, 2) if rng.random() < 0.5 or not ints else _int_expr(rng, ints, 2)]
+        task = rscount.task_from_spec({"name": f"t{t}", "concepts": {n: POOL[n] for n in names}, "labels": labels})
+        size = task.space_size
+        rows = grid(task.sizes, rng.sample(range(size), rng.randint(1, size))).tolist()
+        supervise = []
+        if rng.random() < 0.3:
+            c = rng.choice(task.concepts)
+            supervise = [c.name if rng.random() < 0.5 else f"{c.name}={rng.choice(c.domain)}"]
+        concept_sup = rng.choice([None, None, None, 1])
+        out.append(rscount.make_problem(task, map_class=map_class, support=rows, supervise=supervise,
+                                        concept_sup=concept_sup, seed=seed))
+    return out
+
+
+def brute_several(problems, concepts=None) -> int:
+    """Optimal maps of the union's class for every task, from the definitions (not the union problem)."""
+    tasks = [p.task for p in problems]
+    union = list(concepts or union_concepts(tasks))
+    names = [c.name for c in union]
+    cls = problems[0].map_class
+    spec = {"name": "u", "concepts": {c.name: list(c.domain) for c in union}, "labels": [names[0] + " == " + names[0]]}
+    shape = rscount.task_from_spec(spec)
+    if cls == "shared":
+        by_domain: dict = {}
+        for c in union:
+            by_domain.setdefault(c.domain, []).append(c.name)
+        shape = rscount.task_from_spec({**spec, "groups": list(by_domain.values())})
+    frame = rscount.make_problem(shape, map_class=cls, support="exhaustive")
+    checks = []  # (task, own indices in the union, own row, full union vector, supervised own positions)
+    for p in problems:
+        own = [names.index(c.name) for c in p.task.concepts]
+        missing = [i for i in range(len(union)) if i not in own]
+        for r, g in enumerate(p.support.rows()):
+            sup = p.supervised(r, g)
+            for fill in itertools.product(*[range(len(union[i].domain)) for i in missing]):
+                full = [0] * len(union)
+                for i, u in zip(own, g):
+                    full[i] = u
+                for i, u in zip(missing, fill):
+                    full[i] = u
+                checks.append((p.task, own, g, tuple(full), sup))
+    if cls == "joint":
+        space = [tuple(v) for v in grid(shape.sizes).tolist()]
+        total = 0
+        for images in itertools.product(space, repeat=len(space)):
+            alpha = dict(zip(space, images))
+            total += all(_keeps(t, own, g, [alpha[full][i] for i in own], sup) for t, own, g, full, sup in checks)
+        return total
+    total = 0
+    for assign in candidates(frame):
+        ok = True
+        for t, own, g, full, sup in checks:
+            out = [None] * len(union)
+            for j, u in enumerate(full):
+                i, v = assign[j][u]
+                if out[i] is not None and out[i] != v:
+                    ok = False
+                out[i] = v
+            if not ok or None in out or not _keeps(t, own, g, [out[i] for i in own], sup):
+                ok = False
+                break
+        total += ok
+    return total
+
+
+def _keeps(task, own, g, pred, sup) -> bool:
+    return task.label_of(pred) == task.label_of(g) and all(pred[i] == g[i] for i in sup)
+
+
+def _small(problems) -> bool:
+    frame = join(problems)
+    return number_of_candidates(frame) <= LIMIT // 20
+
+
+@pytest.mark.parametrize("map_class", CLASSES)
+@pytest.mark.parametrize("seed", tiered(range(12), 3))
+def test_joint_count_matches_brute_force(map_class, seed):
+    problems = random_tasks(seed, map_class)
+    if not _small(problems):
+        pytest.skip("too many maps for brute force")
+    expected = brute_several(problems)
+    assert rscount.count_problem(join(problems)).count == expected
+    assert rscount.count_problem(join(problems), "bruteforce").count == expected
+
+
+@pytest.mark.parametrize("map_class", CLASSES)
+@pytest.mark.parametrize("seed", tiered(range(100, 106), 1))
+def test_per_task_and_cumulative(map_class, seed):
+    problems = random_tasks(seed, map_class)
+    if not _small(problems):
+        pytest.skip("too many maps for brute force")
+    every = union_concepts([p.task for p in problems])
+    r = rscount.multitask.count_tasks(problems)
+    assert r.count == r.cumulative[-1] == brute_several(problems)
+    assert list(r.cumulative) == sorted(r.cumulative, reverse=True)  # never increases along the sequence
+    for t, p in enumerate(problems):
+        assert r.per_task[t].count == rscount.count_problem(p).count  # alone, over its own concepts
+        assert r.per_task[t].count_union == brute_several([p], every)
+        assert r.cumulative[t] == brute_several(problems[:t + 1], every)
+        assert r.forgets[t] == r.per_task[t].count_union - r.cumulative[t]
+
+
+def test_same_knowledge_is_one_task_on_the_union_of_supports():
+    a = rscount.make_problem("xor3", support="0,0,0;1,1,0")
+    b = rscount.make_problem("xor3", support="0,1,1;1,1,1")
+    one = rscount.make_problem("xor3", support="0,0,0;1,1,0;0,1,1;1,1,1")
+    r = rscount.count(["xor3", "xor3"], support=["0,0,0;1,1,0", "0,1,1;1,1,1"])
+    assert r.count == rscount.count_problem(one).count == rscount.count_problem(join([a, b]), "bruteforce").count
+    assert [t.task for t in r.per_task] == ["xor3", "xor3#2"]
+    assert rscount.plan(join([a, b])).steps[0].kind == "as"
+
+
+def test_json_carries_the_sequence(capsys):
+    from rscount.cli import main
+    import json
+    assert main(["--task", "xor3", "--task", "and3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["count"] == 6 and out["cumulative"] == [24, 6] and [t["count"] for t in out["per_task"]] == [24, 6]
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: rscount.count([rscount.task_from_spec({"concepts": {"a": "bool"}, "labels": ["a"]}),
+                            rscount.task_from_spec({"concepts": {"a": "0..2"}, "labels": ["a == 1"]})]),
+     "has domain bool in task"),
+    (lambda: rscount.count(["xor3", "and3"], support=["exhaustive", "exhaustive", "exhaustive"]),
+     "lists 3 values for 2 tasks"),
+    (lambda: rscount.count(["xor3", "and3"], supervise=["zz"]), "no task has a concept 'zz'"),
+    (lambda: rscount.make_problems([]), "no tasks given"),
+    (lambda: rscount.count(["xor3", "and3"], inference="learned"), "learned heads over several tasks"),
+])
+def test_bad_input_says_what(call, fragment):
+    with pytest.raises(RscountError, match=fragment) as info:
+        call()
+    assert info.value.exit_status == 2
