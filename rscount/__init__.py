@@ -7,7 +7,7 @@
 ('d1=4',)
 """
 from . import multitask
-from .api import choose_backend, count, count_problem, make_problem, make_problems, resolve_task
+from .api import choose_backend, count, count_problem, make_problem, make_problems, resolve_task, tasks_from_spec
 from .auditing import Audit, Comparison, audit, compare
 from .config import load_config
 from .counters import COUNTERS, get_counter
@@ -35,7 +35,7 @@ from .tasks import get_task, task_names
 from .version import __version__
 
 __all__ = [
-    "count", "count_problem", "make_problem", "make_problems", "choose_backend", "resolve_task", "plan", "Plan", "Step",
+    "count", "count_problem", "make_problem", "make_problems", "tasks_from_spec", "choose_backend", "resolve_task", "plan", "Plan", "Step",
     "COUNTERS", "get_counter", "Encoding", "encode", "MAP_CLASSES", "Problem", "Supervision",
     "make_supervision", "ConceptMap", "CountResult", "JointMap", "load_spec", "task_from_spec",
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",

@@ -32,7 +32,7 @@ from .support import Support
 from .task import Task
 from .tasks import get_task
 
-__all__ = ["count", "make_problem", "make_problems", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
+__all__ = ["count", "make_problem", "make_problems", "tasks_from_spec", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
            "resolve_task"]
 
 
@@ -109,6 +109,16 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
                         f"{brief(supervise, 40)}")
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision, inference)
+
+
+def tasks_from_spec(spec: Mapping | str | Path) -> list:
+    """The tasks of a spec (data or a file): its ``tasks:`` (task specs or library names), else the one task."""
+    from .spec import load_spec, spec_tasks, task_from_spec
+    data = spec if isinstance(spec, Mapping) else load_spec(spec)
+    items = spec_tasks(data)
+    if items is None:
+        return [task_from_spec(data)]
+    return [get_task(item) if isinstance(item, str) else task_from_spec(item) for item in items]
 
 
 def make_problems(tasks: Sequence, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0,

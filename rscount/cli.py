@@ -138,7 +138,7 @@ def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf o
     if args.param and not args.task:
         raise _UsageError("--param goes with --task")
     tasks = [get_task(name, **_params(args.param)) for name in args.task or []]
-    tasks += [task_from_spec(load_spec(path)) for path in args.spec or []]
+    tasks += [t for path in args.spec or [] for t in api.tasks_from_spec(load_spec(path))]
     tasks += [load_config(path) for path in args.config or []]
     tasks += [task_from_cnf(read_dimacs(path), name=f"cnf:{path}") for path in args.cnf or []]
     if args.knowledge:
@@ -268,13 +268,19 @@ def build_train_parser() -> argparse.ArgumentParser:
 def build_audit_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="countrss audit", description="Audit a task design before any data is collected: what "
                 "a model may confuse (per concept and value, with the number of optimal maps doing it) and the "
-                "cheapest fix (supervision, data, extractor, labels), each with the count it leads to. Name "
-                "several designs to compare them.")
-    add_task_options(p, many=True)
+                "cheapest fix (supervision, data, extractor, labels, another task), each with the count it "
+                "leads to. Name several tasks to audit them together (tasks over shared concepts), or add "
+                "--compare to audit each design alone and set them side by side.")
+    add_task_options(p, many=True, title="task (one, several over shared concepts, or designs to --compare)")
     add_support_options(p)
     how = p.add_argument_group("audit")
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
     add_inference_option(how)
+    how.add_argument("--compare", action="store_true", help="audit each named design alone, side by side "
+                     "(without it, several named tasks are audited together)")
+    how.add_argument("--candidate-task", action="append", default=[], metavar="TASK",
+                     help="a task that could be added (library name or spec file; repeatable): the audit counts "
+                     "the tasks with each candidate added")
     how.add_argument("--curve", action="store_true", help="also count random supports of growing size "
                      "(how much data), over --seeds")
     how.add_argument("--sizes", metavar="N,N,...", help="support sizes for --curve (default: doubling up to "
@@ -350,8 +356,23 @@ def _audit(argv: Sequence[str], out, err) -> int:
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     audits = []
+    designs = _designs(args)
+    if args.compare and len(designs) < 2:
+        raise _UsageError("--compare needs two or more designs")
+    if len(designs) > 1 and not args.compare or args.candidate_task:
+        if args.curve:
+            raise _UsageError("--curve audits one design (or --compare several); not several tasks together")
+        with memory_limit(args.memory_limit, "the audit"):
+            problems = _problems(args, designs, args.map_class)
+            candidates = [api.make_problem(t, map_class=args.map_class, inference=args.inference)
+                          for t in _candidate_tasks(args.candidate_task)]
+            shown = auditing.audit_tasks(problems, candidates, timeout=args.timeout, progress=progress)
+        if args.plot:
+            shown.plot(args.plot)
+        print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
+        return 0
     with memory_limit(args.memory_limit, "the audit"):
-        for task in _designs(args):
+        for task in designs:
             with time_limit(args.timeout, f"the audit of {task.name}"):
                 problem = _problem(args, task, args.map_class)
                 audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
@@ -365,6 +386,17 @@ def _audit(argv: Sequence[str], out, err) -> int:
             write_figure(_compare_figure(audits), args.plot)
     print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
     return 0
+
+
+def _candidate_tasks(names: list) -> list:
+    """The tasks --candidate-task names: library tasks, or spec files (YAML/JSON)."""
+    out = []
+    for name in names:
+        if name.lower().endswith((".yaml", ".yml", ".json")):
+            out += api.tasks_from_spec(load_spec(name))
+        else:
+            out.append(get_task(name))
+    return out
 
 
 def _compare_figure(audits: list):

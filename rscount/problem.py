@@ -149,6 +149,12 @@ class Problem:
                 return part
         return None
 
+    def added_items(self) -> tuple:
+        """Several tasks: supervised concepts (or values) given for the problem as a whole, not by one task (an
+        audit's fix): supervised in every task that has the concept."""
+        mine = {item for part in self.parts for item in part.supervision.concepts}
+        return tuple(item for item in self.supervision.concepts if item not in mine)
+
     def observed(self, row: int) -> tuple:
         """Indices of the labels a support row shows (its own task's; all of them for one task)."""
         part = self.part_of(row) if self.parts else None
@@ -160,7 +166,8 @@ class Problem:
             part = self.part_of(row)
             if row in part.supervision.vectors:
                 return part.concepts
-            return tuple(sorted({i for i, u in part.supervision.concepts if u is None or vector[i] == u}))
+            items = set(part.supervision.concepts) | set(self.added_items())
+            return tuple(sorted({i for i, u in items if i in part.concepts and (u is None or vector[i] == u)}))
         if row in self.supervision.vectors:
             return tuple(range(self.task.k))
         return tuple(sorted({i for i, u in self.supervision.concepts if u is None or vector[i] == u}))

@@ -156,6 +156,7 @@ def as_single(problem: Problem) -> tuple | None:
     if any(part.concepts != every for part in parts) and any(part.supervision.vectors for part in parts):
         return None  # a row's supervision covers its own concepts only
     rows = problem.support.vectors
+    added = problem.added_items()
     texts = [tuple(repr(task.labels[t].expr) for t in part.labels) for part in parts]
     same_concepts = len({part.concepts for part in parts}) == 1
     if same_concepts and len(set(texts)) == 1 and len({part.supervision.concepts for part in parts}) == 1:
@@ -168,7 +169,7 @@ def as_single(problem: Problem) -> tuple | None:
                     which[merged[key]] = True
         vectors = np.array(list(merged), dtype=np.int64).reshape(-1, task.k)
         one = dataclasses.replace(task, labels=tuple(task.labels[t] for t in parts[0].labels), groups=task.groups)
-        sup = Supervision(frozenset(which), parts[0].supervision.concepts)
+        sup = Supervision(frozenset(which), parts[0].supervision.concepts + added)
         support = exhaustive(one) if len(vectors) == one.space_size else Support(vectors, f"union of {len(parts)} supports")
         single = Problem(one, support, problem.map_class, sup)
         return single, (f"the {len(parts)} tasks have the same knowledge over the same concepts: one task on the "
@@ -179,7 +180,7 @@ def as_single(problem: Problem) -> tuple | None:
     shifted = [frozenset(r - part.rows.start for r in part.supervision.vectors) for part in parts]
     if same_concepts and same_rows and len(set(shifted)) == 1 and len({p.supervision.concepts for p in parts}) == 1:
         vectors = rows[first.rows.start:first.rows.stop]
-        sup = Supervision(shifted[0], first.supervision.concepts)
+        sup = Supervision(shifted[0], first.supervision.concepts + added)
         full = len(vectors) == task.space_size and len(np.unique(vectors, axis=0)) == len(vectors)
         single = Problem(task, exhaustive(task) if full else Support(vectors, problem.support.kind),
                          problem.map_class, sup)

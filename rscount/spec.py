@@ -10,6 +10,9 @@ optional definitions, concept groups and a default support::
     labels: {y: "both | (d == 2)", z: "col == red"}
     groups: {bits: [a, b]}
     support: exhaustive            # or a list of vectors
+
+A spec of several tasks over shared concepts lists them under ``tasks:`` (each a spec as above, or the name of
+a library task); concepts of one name are one concept, with one domain.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from .logic import Const, Op, Var, free_names, parse
 from .task import Concept, Label, Task
 from .textfiles import load_data, read_text
 
-__all__ = ["task_from_spec", "load_spec", "parse_domain", "parse_concepts", "task_from_text",
+__all__ = ["task_from_spec", "spec_tasks", "load_spec", "parse_domain", "parse_concepts", "task_from_text",
            "vectors_from_values", "SPEC_FIELDS"]
 
 SPEC_FIELDS = {"name", "description", "concepts", "definitions", "labels", "relation",
@@ -160,8 +163,29 @@ def _check_spec_shapes(spec: Mapping) -> None:
             raise shape_error("spec", "definitions", {key: text}, "a mapping of names to expressions")
 
 
+def spec_tasks(spec: Mapping) -> list | None:
+    """The items of a spec of several tasks over shared concepts (``tasks:``, a list of task specs or library
+    task names), or None for a spec of one task."""
+    if not isinstance(spec, Mapping) or "tasks" not in spec:
+        return None
+    extra = sorted(set(spec) - {"tasks", "name", "description"})
+    if extra:
+        raise TaskError(f"a spec of several tasks holds 'tasks' (and a name and description), not {extra[0]!r}; "
+                        f"put each task's fields in its item of 'tasks'")
+    items = spec["tasks"]
+    if not isinstance(items, (list, tuple)) or not items:
+        raise shape_error("spec", "tasks", items, "a non-empty list of task specs or library task names")
+    for item in items:
+        if not isinstance(item, (Mapping, str)):
+            raise shape_error("spec", "tasks", item, "a task spec (a mapping) or a library task name")
+    return list(items)
+
+
 def task_from_spec(spec: Mapping) -> Task:
     """Build a :class:`Task` from spec data (see the module docstring)."""
+    if isinstance(spec, Mapping) and "tasks" in spec:
+        raise TaskError("this spec holds several tasks ('tasks:'); count them together with "
+                        "rscount.count(rscount.tasks_from_spec(spec)) or countrss --spec FILE")
     if not isinstance(spec, Mapping):
         raise TaskError(f"a task spec must be a mapping of fields, not {type(spec).__name__}")
     _check_spec_shapes(spec)

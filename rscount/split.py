@@ -129,7 +129,7 @@ def _crosses(task: Task, where: dict) -> bool:
 def split_problem(problem: Problem) -> list | None:
     """The independent sub-problems of ``problem``, or None when it does not split (a learned head reads all the
     labels at once: two vectors apart on one part's labels stay apart)."""
-    if problem.inference != "knowledge":
+    if problem.inference != "knowledge" or problem.parts:  # several tasks: rows show only their own labels
         return None
     task = problem.task
     parts, where = _label_parts(problem)
@@ -245,6 +245,8 @@ def split_shared(problem: Problem) -> list | None:
     so their maps must be intersected, not multiplied; each part keeps the
     members of every group it holds.
     """
+    if problem.parts:
+        return None
     parts, where = _label_parts(problem)
     if (parts is None or problem.map_class != "shared" or not _crosses(problem.task, where)
             or not problem.support.exhaustive):

@@ -60,7 +60,7 @@ def brute_joint_relation(problem) -> list:
     out = [dict() for _ in range(k)]
     for images in itertools.product(range(len(space)), repeat=len(space)):
         alpha = {space[a]: space[b] for a, b in enumerate(images)}
-        if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup in rows):
+        if all(table[alpha[g]] == y and all(alpha[g][i] == g[i] for i in sup) for g, y, sup, _ in rows):
             for j, v, u in {(j, g[j], alpha[g][j]) for g, *_ in rows for j in range(k)}:
                 out[j][(v, u)] = out[j].get((v, u), 0) + 1
     return out
@@ -253,7 +253,7 @@ def test_cli_audit_json_and_compare(capsys, tmp_path):
     assert main(["audit", "--task", "mnadd-half", "--map-class", "shared", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["count"] == 3 and data["fix"]["supervise_values_minimal"]
-    assert main(["audit", "--task", "xor3", "--task", "and3", "--json"]) == 0
+    assert main(["audit", "--task", "xor3", "--task", "and3", "--compare", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [d["count"] for d in data["designs"]] == [24, 6]
 

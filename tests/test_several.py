@@ -162,3 +162,34 @@ def test_bad_input_says_what(call, fragment):
     with pytest.raises(RscountError, match=fragment) as info:
         call()
     assert info.value.exit_status == 2
+
+
+def test_audit_of_several_tasks_adds_candidates_and_supervision():
+    from rscount.auditing import audit_tasks
+    from rscount.auditing.fixes import with_items
+    a = rscount.make_problem("xor3", support="0,0,0;1,1,0;0,1,1", map_class="disentangled")
+    b = rscount.make_problem("or3", support="0,0,1;1,0,0", map_class="disentangled")
+    cand = rscount.make_problem("and3", map_class="disentangled")
+    report = audit_tasks([a, b], [cand])
+    assert report.count == brute_several([a, b])
+    assert report.tasks[0]["count"] == brute_several([a, b, cand])
+    fix = report.supervise_values
+    items = [tuple(s.split("=")) for s in fix.items]
+    supervised = [rscount.make_problem(p.task, map_class="disentangled", support=p.support,
+                                       supervise=[f"{n}={v}" for n, v in items if n in p.task._index])
+                  for p in (a, b)]
+    assert fix.count == brute_several(supervised)  # a fix applies to every task that has the concept
+    joint = join([a, b])
+    idx = [(joint.task.index(n), joint.task.concept(n).index(v)) for n, v in items]
+    assert rscount.count_problem(with_items(joint, idx)).count == fix.count
+    assert set(report.to_dict()["fix"]["add_task"][0]) >= {"task", "count"}
+
+
+def test_cli_audit_several_and_candidate(capsys):
+    from rscount.cli import main
+    import json
+    assert main(["audit", "--task", "xor3", "--task", "or3", "--candidate-task", "and3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["count"] == 6 and out["cumulative"] == [24, 6] and out["fix"]["add_task"][0]["task"] == "and3"
+    assert main(["audit", "--task", "xor3", "--candidate-task", "mnadd"]) == 2
+    assert "which no task has" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
-from ..errors import RscountError
+from ..errors import RscountError, TaskError
 from ..limits import check_seconds, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
@@ -31,7 +31,7 @@ from .relation import (
 )
 from .report import Audit, Comparison
 
-__all__ = ["draw_count", "audit", "audit_problem", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
+__all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
            "SupervisionFix", "DataFix", "confusion", "data_curve"]
 
 
@@ -57,10 +57,11 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     values = supervision_fix(problem, result.count, maps, by="value", seconds=left(0.25))
     concepts = supervision_fix(problem, result.count, maps, by="concept", seconds=left(0.25))
     say("audit: supervision done; looking for data")
-    data = data_fix(problem, result.count, maps, seconds=left(0.3))
+    several = bool(problem.parts)  # rows of several tasks: new data and fewer labels belong to one task
+    data = None if several else data_fix(problem, result.count, maps, seconds=left(0.3))
     say("audit: counting the other map classes and label subsets")
     classes = class_counts(problem, left(0.1), known=result)
-    labels = label_subsets(problem, left(0.2))
+    labels = [] if several else label_subsets(problem, left(0.2))
     drawn = data_curve(problem, sizes, seeds, draw=draw, workers=workers, progress=progress) if curve else None
     other = _other_reading(problem, left(0.5)) if problem.inference != "knowledge" else None
     return Audit(result, relation, values, concepts, data, classes, labels, drawn, time.monotonic() - start,
@@ -106,6 +107,55 @@ def audit(task, *, map_class: str = "complete", support=None, subsample=None, se
             inference=inference)
         return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
                              timeout=timeout, progress=progress)
+
+
+def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (), *, timeout: float | None = 60.0,
+                progress: Optional[Callable[[str], None]] = None) -> Audit:
+    """Audit several tasks over shared concepts (one problem each, one map class): the joint count, each task
+    alone and the sequence; what a model may confuse and the cheapest supervision (tasks over the same concepts);
+    and which one of the ``candidates`` (tasks to add) removes the most shortcuts, each with its joint count."""
+    import dataclasses
+
+    from ..multitask import count_tasks
+    from ..several import as_single, join, union_concepts
+    timeout = check_seconds(timeout)
+    start = time.monotonic()
+
+    def left(share: float) -> float | None:
+        return None if timeout is None else max((timeout - (time.monotonic() - start)) * share, 1.0)
+    with time_limit(timeout, "the audit"):
+        problems, candidates = list(problems), list(candidates)
+        known = {c.name for c in union_concepts([p.task for p in problems])}
+        for cand in candidates:
+            unknown = sorted({c.name for c in cand.task.concepts} - known)
+            if unknown:
+                raise TaskError(f"candidate task {cand.task.name} reads {unknown[0]!r}, which no task has; a "
+                                f"candidate adds labels over the tasks' concepts")
+        result = count_tasks(problems, timeout=left(0.3), progress=progress)
+        joint = join(problems)
+        single = as_single(joint)
+        every = tuple(range(joint.task.k))
+        if single is not None or all(part.concepts == every for part in joint.parts):
+            inner = audit_problem(single[0] if single else joint, timeout=left(0.6), progress=progress)
+            notes = inner.notes + ((single[1],) if single else ())
+        else:
+            why = ("not decided: the tasks read different concepts, and the relation and supervision fixes are "
+                   "audited for tasks over the same concepts (count them, or give each task every concept)")
+            inner = Audit(result, Relation((), why, False, False), None, None, None,
+                          class_counts(joint, left(0.2), known=result), [])
+            notes = ()
+        added = []
+        for n, cand in enumerate(candidates):
+            if progress:
+                progress(f"audit: adding candidate task {cand.task.name}")
+            try:
+                r = count_tasks(problems + [cand], timeout=left(1 / (len(candidates) - n)))
+                added.append({"task": cand.task.name, "count": r.count, "exact": r.exact})
+            except RscountError as exc:
+                added.append({"task": cand.task.name, "count": None, "exact": False, "why": str(exc)})
+        added.sort(key=lambda a: (a["count"] is None, a["count"] or 0))
+        return dataclasses.replace(inner, result=result, tasks=tuple(added), notes=notes,
+                                   seconds=time.monotonic() - start)
 
 
 def compare(designs: Sequence, **options) -> Comparison:

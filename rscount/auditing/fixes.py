@@ -348,6 +348,10 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
         if known is not None and cls == problem.map_class:
             out[cls] = (known.count, known.exact, "")
             continue
+        if _lifted_apart(problem, cls):
+            out[cls] = (None, False, "the tasks read different concepts, whose rows this class reads otherwise: "
+                                     "count it with --map-class")
+            continue
         if cls == "joint" and problem.task.space_size > JOINT_SPACE:
             out[cls] = (None, False, f"over {JOINT_SPACE} concept vectors the joint count is astronomically large")
             continue
@@ -357,6 +361,15 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
         except RscountError as exc:
             out[cls] = (None, False, str(exc).split(";")[0])
     return out
+
+
+def _lifted_apart(problem: Problem, cls: str) -> bool:
+    """Several tasks over different concepts: whether ``cls`` reads their rows otherwise than the problem's class
+    (one filler value for the local classes, every value for the others: :mod:`rscount.several`)."""
+    from ..several import LOCAL
+    every = tuple(range(problem.task.k))
+    return (any(part.concepts != every for part in problem.parts)
+            and (cls in LOCAL) != (problem.map_class in LOCAL))
 
 
 def label_subsets(problem: Problem, seconds: float | None = 10.0, most: int = 6) -> list:

@@ -94,6 +94,8 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     start = time.monotonic()
     if problem.map_class == "joint" and problem.inference == "learned":
         return _sampled(problem, result, _empty(problem), seconds, "a learned head on the joint class")
+    if problem.map_class == "joint" and problem.parts:
+        return _sampled(problem, result, _empty(problem), seconds, "several tasks on the joint class")
     if problem.map_class == "joint":
         return _joint(problem, result)
     if result.exact and result.count == 1:  # only the identity: every seen value to itself
@@ -110,6 +112,8 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     if maps is not None:
         return Relation(tuple(_tally(problem, maps)), f"all {len(maps)} optimal maps listed", True, True)
     left = None if seconds is None else max(seconds - (time.monotonic() - start), 1.0)
+    if problem.parts:  # deciding pairs row by row reads one task's rows: not for several
+        return _sampled(problem, result, _empty(problem), left, "several tasks with too many optimal maps to list")
     return _through_cnf(problem, result, left)
 
 

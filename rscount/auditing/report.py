@@ -30,6 +30,7 @@ class Audit:
     seconds: float = 0.0
     notes: tuple = field(default=())
     other: dict | None = None  # under a learned head: the same design's count and fixes under K itself
+    tasks: tuple = ()  # several tasks: each candidate task added, with the joint count it leads to
 
     @property
     def count(self) -> int:
@@ -78,6 +79,11 @@ class Audit:
             "labels_sufficient": [list(s) for s in smallest_sufficient(self.labels)],
             "seconds": round(self.seconds, 3), "notes": list(self.notes), "inference": self.result.inference,
         }
+        if self.result.per_task:
+            out.update(per_task=[t.to_dict() for t in self.result.per_task], cumulative=list(self.result.cumulative),
+                       forgets=list(self.result.forgets))
+        if self.tasks:
+            fix["add_task"] = list(self.tasks)
         if self.other is not None:
             out["under_knowledge"] = self.other
         if self.curve is not None:
@@ -91,7 +97,9 @@ class Audit:
                  f"map class     {r.map_class}", f"supervision   {r.supervision}"]
         if r.inference != "knowledge":
             lines.append(f"inference     {r.inference} (a model that learns its label head: CBM, Semantic Loss)")
-        lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)"),
+        lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)")]
+        lines += r._several_lines()
+        lines += [
                  f"identifiable  {', '.join(self.identifiable) or 'none'}",
                  f"relation      {self.relation.method}" + ("" if self.relation.weighted else
                                                             " (existence only: cells show 'x', not map counts)")]
@@ -126,6 +134,10 @@ class Audit:
         classes = ", ".join(f"{k} {format_count(v[0]) if v[0] is not None else 'n/a'}"
                             for k, v in self.classes.items())
         lines.append(f"  extractor / class  {classes}")
+        if self.tasks:
+            shown = "; ".join(f"+{a['task']} -> {format_count(a['count']) if a['count'] is not None else 'n/a'}"
+                              for a in self.tasks)
+            lines.append(f"  add a task         {shown}")
         if self.labels:
             best = smallest_sufficient(self.labels)
             subsets = "; ".join(f"{'+'.join(s)}: {format_count(c) if c is not None else 'n/a'}"
