@@ -601,7 +601,56 @@ class _SweepBar:
             self.bar.close()
 
 
-COMMANDS = {"count": _count, "audit": _audit, "train": _train, "sweep": _sweep}
+def build_rules_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="countrss rules", description="When the rule itself is learned (ConCon's setting) rather than "
+                "given: count the rules of a hypothesis class (DNFs of object predicates) that fit each task's "
+                "data, the joint data and the data after each task in order. Scene tasks only: concepts named "
+                "<attribute><object> (shape1, color2).")
+    add_task_options(p, many=True, title="task (one or several over the same scenes)")
+    add_support_options(p)
+    h = p.add_argument_group("hypothesis class")
+    h.add_argument("--terms", type=int, default=2, metavar="N", help="terms of a DNF at most (default 2)")
+    h.add_argument("--literals", type=int, default=2, metavar="N", help="object predicates per term at most "
+                   "(default 2)")
+    h.add_argument("--values", type=int, default=2, metavar="N", help="attribute values an object predicate "
+                   "fixes at most (default 2: 'some small cube')")
+    h.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (exit 3 past it)")
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def _rules(argv: Sequence[str], out, err) -> int:
+    from .rules import hypotheses, rule_sequence
+    from .support import MAX_EXHAUSTIVE, grid
+    args = build_rules_parser().parse_args(argv)
+    _check_seconds(args.timeout, "--timeout")
+    with time_limit(args.timeout, "counting rules"):
+        tasks = _designs(args, "name a task: --task, --spec or --config (repeat for several tasks)")
+        problems = _problems(args, tasks, "disentangled")
+        h = hypotheses(problems[0].task, args.terms, args.literals, args.values)
+        space = grid(problems[0].task.sizes) if problems[0].task.space_size <= MAX_EXHAUSTIVE else None
+        found = rule_sequence(problems, h, space)
+    where = "every scene" if space is not None else "the data's scenes"
+    if args.json:
+        print(json.dumps({"class": {"terms": args.terms, "literals": args.literals, "values": args.values,
+                                    "terms_in_class": len(h.terms)}, "behaviours_on": where,
+                          **{k: [r.to_dict() for r in v] if isinstance(v, list) else v.to_dict()
+                             for k, v in found.items()}}), file=out)
+        return 0
+    print(f"rules: DNFs of at most {args.terms} terms, each at most {args.literals} predicates 'some object with at "
+          f"most {args.values} attribute values' ({len(h.terms):,} terms); behaviours told apart on {where}", file=out)
+    width = max(len(r.data) for r in found["per_task"] + found["cumulative"])
+    print("each task alone", file=out)
+    for r in found["per_task"]:
+        print(f"  {r.data:<{width}}  {r.rules:,} rules, {r.behaviours:,} behaviours", file=out)
+    print("in this order (data of tasks 1..t)", file=out)
+    for r in found["cumulative"]:
+        print(f"  {r.data:<{width}}  {r.rules:,} rules, {r.behaviours:,} behaviours", file=out)
+    return 0
+
+
+COMMANDS = {"count": _count, "audit": _audit, "train": _train, "sweep": _sweep, "rules": _rules}
 
 # The library names its parameters (backend=, timeout=, approx=True); the command line says its flags.
 _FLAGS = [(r"\bbackend=", "--backend "), (r"\btimeout=", "--timeout"), (r"\bapprox=True", "--approx"),

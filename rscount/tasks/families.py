@@ -152,8 +152,16 @@ def cnf(file=None, **params) -> Task:
     return task_from_cnf(read_dimacs(file), name=f"cnf:{file}")
 
 
+def _concon(t: int):
+    def build(**params) -> Task:
+        from .concon import concon
+        return concon(t, **params)
+    build.__doc__ = f"ConCon task {t}: ground-truth rule g, confounder c_{t} (strict or disjoint supports)."
+    return build
+
+
 FAMILIES = {
     "xor": mnlogic("xor"), "and": mnlogic("and"), "or": mnlogic("or"),
     "mnlogic-random": mnlogic_random, "mnadd": mnadd, "kand-logic": kand_logic, "cle4evr": cle4evr,
-    "cnf": cnf,
+    "cnf": cnf, "concon-t1": _concon(1), "concon-t2": _concon(2), "concon-t3": _concon(3),
 }
