@@ -118,7 +118,19 @@ def tasks_from_spec(spec: Mapping | str | Path) -> list:
     items = spec_tasks(data)
     if items is None:
         return [task_from_spec(data)]
-    return [get_task(item) if isinstance(item, str) else task_from_spec(item) for item in items]
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(get_task(item))
+        elif "task" in item:  # a library task with its parameters
+            extra = sorted(set(item) - {"task", "params"})
+            if extra or not isinstance(item.get("params", {}), Mapping):
+                raise TaskError(f"a library task item holds 'task' and a mapping 'params', not "
+                                f"{extra[0] if extra else 'params ' + repr(item.get('params'))!r}")
+            out.append(get_task(str(item["task"]), **dict(item.get("params") or {})))
+        else:
+            out.append(task_from_spec(item))
+    return out
 
 
 def make_problems(tasks: Sequence, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0,

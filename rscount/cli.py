@@ -621,15 +621,14 @@ def build_rules_parser() -> argparse.ArgumentParser:
 
 
 def _rules(argv: Sequence[str], out, err) -> int:
-    from .rules import hypotheses, rule_sequence
-    from .support import MAX_EXHAUSTIVE, grid
+    from .rules import hypotheses, rule_sequence, scene_space
     args = build_rules_parser().parse_args(argv)
     _check_seconds(args.timeout, "--timeout")
     with time_limit(args.timeout, "counting rules"):
         tasks = _designs(args, "name a task: --task, --spec or --config (repeat for several tasks)")
         problems = _problems(args, tasks, "disentangled")
         h = hypotheses(problems[0].task, args.terms, args.literals, args.values)
-        space = grid(problems[0].task.sizes) if problems[0].task.space_size <= MAX_EXHAUSTIVE else None
+        space = scene_space(problems[0].task)
         found = rule_sequence(problems, h, space)
     where = "every scene" if space is not None else "the data's scenes"
     if args.json:

@@ -18,10 +18,11 @@ import numpy as np
 from .errors import BackendError, TaskError
 from .task import Task
 
-__all__ = ["RuleCount", "Hypotheses", "hypotheses", "count_rules", "rule_sequence"]
+__all__ = ["RuleCount", "Hypotheses", "hypotheses", "count_rules", "rule_sequence", "scene_space"]
 
 MAX_TERMS = 200_000  # terms (conjunctions) of the class a count enumerates
 MAX_RULES = 5_000_000  # rules a count checks
+MAX_CELLS = 200_000_000  # term x scene truth values held to tell behaviours apart
 _NAME = re.compile(r"([A-Za-z_]+?)([0-9]+)")
 
 
@@ -50,8 +51,8 @@ class Hypotheses:
     def describe(self, term: int) -> str:
         return " & ".join("some " + " ".join(str(v) for _, v in self.predicates[p]) for p in self.terms[term])
 
-    def truth(self, scenes: np.ndarray) -> np.ndarray:
-        """Each term's value on each scene: bool array (terms, scenes)."""
+    def truth(self, scenes: np.ndarray, which=None) -> np.ndarray:
+        """Each term's value (or those ``which`` lists) on each scene: bool array (terms, scenes)."""
         objects, attrs = _layout(self.task)
         preds = np.zeros((len(self.predicates), len(scenes)), dtype=bool)
         for n, pred in enumerate(self.predicates):
@@ -63,7 +64,19 @@ class Hypotheses:
                     on &= scenes[:, j] == self.task.concepts[j].index(v)
                 hit |= on
             preds[n] = hit
-        return np.stack([np.logical_and.reduce(preds[list(t)], axis=0) for t in self.terms])
+        terms = self.terms if which is None else [self.terms[n] for n in which]
+        if not len(terms):
+            return np.zeros((0, len(scenes)), dtype=bool)
+        return np.stack([np.logical_and.reduce(preds[list(t)], axis=0) for t in terms])
+
+
+SPACE = 1 << 18  # scenes listed to tell rules apart on every scene; past this, on the data's scenes
+
+
+def scene_space(task: Task) -> np.ndarray | None:
+    """Every scene of ``task`` where there are at most :data:`SPACE` (rules are told apart there), else None."""
+    from .support import grid
+    return grid(task.sizes) if task.space_size <= SPACE else None
 
 
 def _layout(task: Task) -> tuple:
@@ -119,7 +132,10 @@ def count_rules(h: Hypotheses, scenes: np.ndarray, labels: np.ndarray, space: np
     safe = ~(truth[:, ~labels].any(axis=1))  # a term true on a negative breaks every rule holding it
     idx = np.flatnonzero(safe)
     cover = truth[idx][:, labels]
-    whole = h.truth(space)[idx] if space is not None else truth[idx]
+    if space is not None and len(space) * len(idx) > MAX_CELLS:
+        raise BackendError(f"telling {len(idx):,} terms apart on {len(space):,} scenes is too large "
+                           f"(limit {MAX_CELLS:,} cells); pass space=None to tell them apart on the data")
+    whole = h.truth(space, idx) if space is not None else truth[idx]
     need = int(labels.sum())
     rules, seen = 0, set()
     checked = 0
