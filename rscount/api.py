@@ -211,6 +211,12 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
         if step.kind == "as":
             same = _execute(step.problems[0], exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                                  seed=seed, timeout=timeout, memory_mb=memory_mb, progress=progress)
+            if step.factor != 1:  # the other problem lacks free concepts: scale, and list maps of this one
+                same = dataclasses.replace(
+                    same, **_described(problem), count=same.count * step.factor,
+                    lower=None if same.lower is None else same.lower * step.factor,
+                    upper=None if same.upper is None else same.upper * step.factor,
+                    _enumerate=_enumerator(problem, None, same.count * step.factor if same.exact else None))
             return dataclasses.replace(same, map_class=problem.map_class, notes=same.notes + (step.reason,),
                                        plan=steps, answered=n)
         if step.kind == "parts":

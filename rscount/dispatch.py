@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from .counters import COUNTERS
 from .errors import BackendError, EncodingError
 from .problem import Problem
-from .split import split_problem, split_shared
+from .result import format_count
+from .split import split_problem, split_shared, without_unread
 
 __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_ABOVE", "HEAD_START"]
 
@@ -31,6 +32,7 @@ class Step:
     counters: tuple = ()
     reason: str = ""
     problems: tuple = field(default=(), repr=False, compare=False)  # the parts, or the problem counted instead
+    factor: int = field(default=1, repr=False, compare=False)  # "as": the count is the other one's times this
 
     def __str__(self) -> str:
         what = {"as": "count as", "parts": "split into parts", "try": "try", "run": "run", "race": "race",
@@ -84,6 +86,14 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
                                                   "the disentangled ones",
                           (dataclasses.replace(problem, map_class="disentangled"),)))
         return Plan(problem.describe(), tuple(steps))
+    if backend is None:
+        free = without_unread(problem)
+        if free is not None:
+            sub, factor, names = free
+            steps.append(Step("as", (), f"no label reads {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}: "
+                              f"their value maps are free ({format_count(factor).split(' (')[0]} of them); count the "
+                              f"rest on its {sub.support.length} projected support vectors", (sub,), factor))
+            return Plan(problem.describe(), tuple(steps))
     if backend is None or _fits_parts_only(problem, backend):
         parts = split_problem(problem) or []
         left_out = [p.task.name for p in parts if backend is not None and not COUNTERS[backend].applies(p)]

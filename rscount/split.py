@@ -281,3 +281,49 @@ def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
     inverse = inverse.reshape(-1)
     kept = frozenset(int(inverse[r]) for r in supervised)
     return Support(rows, f"{support.kind}, projected"), kept
+
+
+def without_unread(problem: Problem) -> tuple | None:
+    """Under ``disentangled`` and ``shared``: (the problem without the concepts no label reads, the number of
+    value maps those concepts may take, their names), or None where every concept is read.
+
+    A concept no label reads (and, under shared, no member of its group) has a value map that changes no label:
+    it is free except where supervision pins a value (f(u) = u for every supervised value u shown on the
+    support), so the count is the rest's count times prod d^(d - pinned). The rest counts on the support's rows
+    projected on the read concepts (equal projections merged: they constrain the maps alike).
+    """
+    if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge" or problem.parts:
+        return None
+    task = problem.task
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    units = [sorted(set(task.group_of(i))) if problem.map_class == "shared" else [i] for i in range(task.k)]
+    free = sorted(i for i in range(task.k) if not set(units[i]) & read)
+    if not free or len(free) == task.k or not problem.support.listed:
+        return None
+    keep = [i for i in range(task.k) if i not in free]
+    rows = problem.support.vectors
+    pinned: dict = {}  # value-map unit -> values pinned by supervision
+    sup_rows = problem.supervision.vectors
+    items = [(i, u) for i, u in problem.supervision.concepts if i in free]
+    if sup_rows or items:
+        for r, g in enumerate(rows.tolist()):
+            for i in problem.supervised(r, g) if (sup_rows or items) else ():
+                if i in free:
+                    pinned.setdefault(units[i][0], set()).add(g[i])
+    factor = 1
+    for unit in {units[i][0] for i in free}:
+        d = task.sizes[unit]
+        factor *= d ** (d - len(pinned.get(unit, ())))
+    index = {old: new for new, old in enumerate(keep)}
+    sub_task = dataclasses.replace(
+        task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
+        groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
+    projected = rows[:, keep]
+    unique, inverse = np.unique(projected, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    sub_rows = frozenset(int(inverse[r]) for r in sup_rows)
+    sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+    full = len(unique) == sub_task.space_size
+    support = exhaustive(sub_task) if full and not sub_rows else Support(unique, problem.support.kind)
+    sub = Problem(sub_task, support, problem.map_class, Supervision(sub_rows, sub_items))
+    return sub, factor, [task.concepts[i].name for i in free]

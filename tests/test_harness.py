@@ -115,7 +115,8 @@ def test_fuzzy_product_and_goedel_values():
 def test_learned_map_is_counted_exactly_when_brute_force_says_optimal(seed, cls):
     problem = random_problem(seed, cls)
     table, k = label_table(problem.task), problem.task.k
-    rows = [(g, table[g], problem.supervised(r, g)) for r, g in enumerate(problem.support.rows())]
+    rows = [(g, table[g], problem.supervised(r, g), problem.observed(r))
+            for r, g in enumerate(problem.support.rows())]
     support = problem.support.vectors
     checked = 0
     for assign in candidates(problem):

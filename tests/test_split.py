@@ -141,3 +141,32 @@ class TestSampledSplit:
         got = rscount.count_problem(problem)
         assert got.backend.startswith("split(") and got.count == 1_244_160
         assert rscount.count_problem(problem, "search").count == 1_244_160
+
+
+@pytest.mark.parametrize("map_class", ["disentangled", "shared"])
+@pytest.mark.parametrize("seed", range(12))
+def test_unread_concepts_are_free_factors(map_class, seed):
+    """Concepts no label reads: the rest counted on the projected support times their free value maps, against
+    brute force over every map (supervision on the unread concepts pins values)."""
+    import random
+
+    import rscount
+    from rscount.dispatch import plan
+    from randomtasks import _bool_expr
+    rng = random.Random(seed)
+    concepts = {"a": "bool", "b": "0..2", "c": "bool", "d": "0..2", "e": "bool"}
+    read = ["a", "c"] if seed % 2 else ["a", "b"]
+    task = rscount.task_from_spec({"name": "idle", "concepts": concepts,
+                                   "labels": [_bool_expr(rng, [n for n in read if concepts[n] != "bool"],
+                                                         [n for n in read if concepts[n] == "bool"], 2) + " | (a & ~a)"],
+                                   "groups": [["a", "c", "e"], ["b", "d"]] if seed % 3 == 0 else []})
+    space = rscount.support.grid(task.sizes).tolist()
+    rows = rng.sample(space, rng.randint(1, 20))
+    supervise = rng.choice([[], ["d"], ["e=1"], ["a"]])
+    problem = rscount.make_problem(task, map_class=map_class, support=[[task.concepts[i].domain[u]
+                                   for i, u in enumerate(r)] for r in rows], supervise=supervise,
+                                   concept_sup=rng.choice([None, 1]), seed=seed)
+    brute = rscount.count_problem(problem, "bruteforce").count
+    assert rscount.count_problem(problem).count == brute
+    first = plan(problem).steps[0]
+    assert first.kind in ("as", "parts", "try", "run", "race")
