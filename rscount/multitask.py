@@ -12,6 +12,7 @@ import time
 from typing import Callable, Mapping, Optional, Sequence
 
 from .errors import CountTimeout, SupportError, TaskError
+from .execute import count_problem
 from .problem import Problem
 from .result import CountResult, TaskCount
 from .several import join, union_concepts, union_task
@@ -57,7 +58,6 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
                 progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """The joint count of ``problems`` (one per task, one map class), with each task alone and the counts after
     each task in the order given."""
-    from .api import count_problem
     problems = list(problems)
     if not problems:
         raise TaskError("no tasks given; name at least one")

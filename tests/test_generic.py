@@ -50,7 +50,7 @@ class TestMapsOnSamples:
     @pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
     @pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
     def test_all_and_first_maps(self, cls):
-        from rscount.api import _optimal_everywhere
+        from rscount.execute import _optimal_everywhere
         from rscount.counters.generic.bruteforce import _rows, label_table, optimal
         used = 0
         for seed in range(40):

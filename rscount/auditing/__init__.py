@@ -40,7 +40,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
                   timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None) -> Audit:
     """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
     curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
-    from ..api import count_problem
+    from ..execute import count_problem
     start = time.monotonic()
 
     def left(share: float) -> float | None:
@@ -73,7 +73,7 @@ def _other_reading(problem: Problem, seconds: float | None) -> dict:
     to set beside a learned head's: advice for one is not advice for the other."""
     import dataclasses
 
-    from ..api import count_problem
+    from ..execute import count_problem
     with_k = dataclasses.replace(problem, inference="knowledge")
     out: dict = {"inference": "knowledge"}
     try:

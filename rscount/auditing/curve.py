@@ -82,7 +82,7 @@ def draw_support(problem: Problem, size: int, seed: int, draw: str) -> Support:
 
 def draw_count(problem: Problem, size: int, seed: int, draw: str = "space", timeout: float | None = 30.0):
     """The exact count on one random support (None where it cannot be had in time)."""
-    from ..api import count_problem
+    from ..execute import count_problem
     try:
         support = draw_support(problem, size, seed, draw)
         bare = dataclasses.replace(problem, support=support,

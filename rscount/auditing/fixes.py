@@ -69,7 +69,7 @@ def with_items(problem: Problem, items) -> Problem:
 
 
 def _count(problem: Problem, seconds: float | None):
-    from ..api import count_problem
+    from ..execute import count_problem
     return count_problem(problem, timeout=None if seconds is None else max(seconds, 0.5))
 
 
@@ -232,7 +232,7 @@ def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, secon
 def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFix:
     """Parts read disjoint concepts, so the union of each part's smallest set is a smallest set, and the count
     it leaves is the product of the parts' counts."""
-    from ..api import count_problem
+    from ..execute import count_problem
     from .maps import list_maps
     from .relation import LIST_LIMIT
     fixes = []

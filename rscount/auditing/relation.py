@@ -196,7 +196,7 @@ def independent_parts(problem: Problem) -> list | None:
 
 def _from_parts(problem: Problem, parts: list, limit: int, seconds: float | None) -> Relation:
     """A map of a split problem is one optimal map per part: scale each part's weights by the others' counts."""
-    from ..api import count_problem
+    from ..execute import count_problem
     start = time.monotonic()
     counts, relations = [], []
     for n, part in enumerate(parts):
@@ -392,7 +392,7 @@ def _narrower_maps(problem: Problem, seconds: float | None) -> list:
     they are few enough to list quickly: cheap witnesses for many pairs."""
     import dataclasses
 
-    from ..api import count_problem
+    from ..execute import count_problem
     out: list = []
     for cls in NARROWER.get(problem.map_class, ()):
         if cls == "shared" and not any(len(g) > 1 for g in problem.task.groups):

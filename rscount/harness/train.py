@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..api import count_problem
+from ..execute import count_problem
 from ..errors import HarnessError, RscountError
 from ..output import staged, write_atomic
 from ..problem import Problem

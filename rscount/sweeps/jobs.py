@@ -49,7 +49,7 @@ def _counted(result) -> dict:
 
 
 def _count(point: Point, grid: Grid) -> dict:
-    from ..api import count_problem
+    from ..execute import count_problem
     return _counted(count_problem(_problem(point), point.backend, timeout=grid.timeout, memory_mb=grid.memory_mb))
 
 
