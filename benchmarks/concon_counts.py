@@ -19,7 +19,7 @@ from rscount.rules import hypotheses, rule_sequence, scene_space
 
 SIZES = [dict(objects=2, colors=2), dict(objects=2, colors=8), dict(objects=3, colors=2), dict(objects=4, colors=2),
          dict(objects=4, colors=8)]
-CLASSES = ("disentangled", "shared")
+CLASSES = ("disentangled", "shared", "complete")
 RULE_CLASSES = {"1 term, 2 predicates": dict(terms=1, literals=2, values=2),
                 "3 terms, 1 predicate": dict(terms=3, literals=1, values=2)}
 G = [[(("shape", "sphere"),), (("shape", "cube"), ("size", "small"))]]
@@ -41,7 +41,7 @@ def concept_row(mode: str, size: dict, cls: str, timeout: float) -> dict:
         r = rscount.count(tasks, map_class=cls, timeout=timeout)
     except rscount.RscountError as exc:
         return {"error": str(exc).split(";")[0][:160], "seconds": round(time.perf_counter() - start, 2)}
-    free = free_maps(tasks[0], cls)
+    free = free_maps(tasks[0], cls) if cls != "complete" else 1
     return {"support": [len(t.default_support) for t in tasks], "sampled": "sample" in tasks[0].notes[0],
             "alone": [t.count for t in r.per_task], "cumulative": list(r.cumulative), "forgets": list(r.forgets),
             "joint": r.count, "free": free, "joint_over_free": r.count // free if r.count % free == 0 else None,
@@ -93,9 +93,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.concon_counts")
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--out", default="docs/concon")
+    p.add_argument("--page", default="docs/concon.md")
+    p.add_argument("--render", action="store_true", help="write the page from DIR/results.json, count nothing")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.render:
+        Path(args.page).write_text(page(json.loads((out / "results.json").read_text())["rows"]))
+        return 0
     rows = []
     for size in SIZES:
         label = f"{size['objects']} objects, {size['colors']} colours"
@@ -113,7 +118,46 @@ def main(argv=None) -> int:
                     print(json.dumps(row), flush=True)
     (out / "results.json").write_text(json.dumps({"rows": rows, "python": sys.version.split()[0]}, indent=1))
     plot(rows, out / "concon.png")
+    Path(args.page).write_text(page(rows))
     return 0
+
+
+def _ratio(n: int, free: int) -> str:
+    return f"{n // free:,}" if n % free == 0 else f"{n / free:.3g}"
+
+
+def page(rows: list) -> str:
+    """docs/concon.md: the tables of ``rows`` with what they show."""
+    concepts = ["| mode | size | class | support (t1, t2, t3) | alone / free | after t1, t1..t2, t1..t3 / free | "
+                "joint = free | s |", "|---|---|---|---|---|---|---|---|"]
+    for r in (r for r in rows if r["kind"] == "concepts"):
+        res = r["result"]
+        if "error" in res:
+            concepts.append(f"| {r['mode']} | {r['size']} | {r['map_class']} | | not counted: {res['error']} | | | "
+                            f"{res['seconds']} |")
+            continue
+        f = res["free"]
+        sup = ", ".join(map(str, res["support"])) + (" (sampled)" if res["sampled"] else "")
+        concepts.append(f"| {r['mode']} | {r['size']} | {r['map_class']} | {sup} | "
+                        f"{', '.join(_ratio(a, f) for a in res['alone'])} | "
+                        f"{', '.join(_ratio(a, f) for a in res['cumulative'])} | "
+                        f"{'yes' if res['joint'] == f else 'no'} | {res['seconds']} |")
+    rules = ["| mode | size | class | alone (t1, t2, t3): behaviours | after t1, t1..t2, t1..t3: rules / behaviours "
+             "| joint fits g | joint fits c1 or c2 or c3 |", "|---|---|---|---|---|---|---|"]
+    for r in (r for r in rows if r["kind"] == "rules"):
+        res = r["result"]
+        if "error" in res:
+            rules.append(f"| {r['mode']} | {r['size']} | {r['class']} | not counted: {res['error']} | | | |")
+            continue
+        rules.append(f"| {r['mode']} | {r['size']} | {r['class']} | {', '.join(str(b) for _, b in res['alone'])} | "
+                     f"{', '.join(f'{a} / {b}' for a, b in res['cumulative'])} | "
+                     f"{'yes' if res['joint_fits']['g'] else 'no'} | "
+                     f"{'yes' if res['joint_fits']['any confounder'] else 'no'} |")
+    return TEMPLATE.format(concepts="\n".join(concepts), rules="\n".join(rules))
+
+
+TEMPLATE = (Path(__file__).with_name("concon_page.md")).read_text() if Path(__file__).with_name(
+    "concon_page.md").exists() else "{concepts}\n\n{rules}\n"
 
 
 if __name__ == "__main__":

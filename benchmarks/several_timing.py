@@ -29,6 +29,13 @@ def designs() -> dict:
     out["mnadd on two by-label:40 samples (seeds 0, 1), disentangled"] = [
         rscount.make_problem("mnadd", support="by-label:40", map_class="disentangled"),
         rscount.make_problem("mnadd", support="by-label:40", seed=1, map_class="disentangled")]
+    digits = {"d1": "0..9", "d2": "0..9"}
+    add = rscount.task_from_spec({"name": "sum", "concepts": digits, "labels": ["d1 + d2"]})
+    mul = rscount.task_from_spec({"name": "product", "concepts": digits, "labels": ["d1 * d2"]})
+    for cls in ("disentangled", "complete"):
+        out[f"d1 + d2 and d1 * d2 on two by-label:60 samples (other knowledge, other support), {cls}"] = [
+            rscount.make_problem(add, support="by-label:60", map_class=cls),
+            rscount.make_problem(mul, support="by-label:60", seed=1, map_class=cls)]
     for mode in ("strict", "disjoint"):
         for objects, colors in ((2, 8), (3, 2), (4, 2)):
             tasks = [rscount.get_task(f"concon-t{t}", mode=mode, objects=objects, colors=colors) for t in (1, 2, 3)]

@@ -218,10 +218,15 @@ def _list_tasks(out) -> None:
 def build_train_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="countrss train", description="Train models on labels only (data rendered from the "
                 "support, no downloads) and check whether each learned concept map is one of the "
-                "optimal maps counted for the task, support and map class. Needs the train extra.")
-    add_task_options(p)
+                "optimal maps counted for the task, support and map class. Several tasks (sharing concepts and "
+                "knowledge) train in sequence (--regime), each step read against the counts. Needs the train "
+                "extra.")
+    add_task_options(p, many=True, title="task (one, or several trained in sequence)")
     add_support_options(p)
     m = p.add_argument_group("model and training")
+    m.add_argument("--regime", default="naive", choices=["naive", "cumulative", "joint"],
+                   help="several tasks: naive (each task's data in turn), cumulative (tasks 1..t at step t) or "
+                        "joint (all at once); default naive")
     m.add_argument("--model", default="dpl", choices=["dpl", "sl", "ltn", "nn", "cbm"],
                    help="dpl, sl (Semantic Loss), ltn, nn or cbm (default: dpl)")
     m.add_argument("--extractor", default="separate", choices=["separate", "shared", "joint"],
@@ -442,12 +447,25 @@ def _train(argv: Sequence[str], out, err) -> int:
         raise BackendError(f"countrss train needs the train extra ({exc.name} is missing): "
                            f"pip install -e '.[train]'") from None
     progress = _status(args, err, "countrss train")
-    problem = _problem(args, _task(args), args.map_class or EXTRACTOR_CLASS[args.extractor])
+    tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, --spec, "
+                           "--config or --cnf to train several in sequence)")
+    cls = args.map_class or EXTRACTOR_CLASS[args.extractor]
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight,
                          entropy=args.entropy, threads=args.threads, device=args.device,
                          weight_decay=args.weight_decay, restarts=args.restarts, width=args.width)
+    if len(tasks) > 1:
+        if args.out or args.workers > 1:
+            raise _UsageError("several tasks in sequence train in this process and print their report (no --out, "
+                              "no --workers yet)")
+        from .harness.sequence import run_sequence
+        with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
+            report = run_sequence(_problems(args, tasks, cls), args.regime, seeds=seeds, config=config,
+                                  count_timeout=args.count_timeout, progress=progress)
+        print(json.dumps(report.to_dict()) if args.json else report, file=out)
+        return 0
+    problem = _problem(args, tasks[0], cls)
     with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
         report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
                      workers=args.workers)

@@ -24,7 +24,7 @@ from .data import Dataset, Split, make_dataset
 from .learned import learned_map
 from .metrics import label_report
 from .models import build_model
-from .train import RSBENCH_SEEDS, TrainConfig, _label_scores, check_seeds, wilson
+from .train import FIT, RSBENCH_SEEDS, TrainConfig, _label_scores, check_seeds, wilson
 
 __all__ = ["REGIMES", "StepResult", "SequenceReport", "train_sequence", "run_sequence"]
 
@@ -41,6 +41,8 @@ class StepResult:
     in_class: bool | None
     intended: bool | None
     description: str = ""
+    train_accuracy: float = 1.0  # label accuracy on the data this step trained on
+    fitted: bool = True  # train_accuracy >= FIT: the step's data is fitted, so the verdicts read a fitted model
 
     @property
     def on_all_so_far(self) -> bool | None:
@@ -56,6 +58,7 @@ class StepResult:
 
     def to_dict(self) -> dict:
         return {"step": self.step, "accuracies": [round(a, 4) for a in self.accuracies],
+                "train_accuracy": round(self.train_accuracy, 4), "fitted": self.fitted,
                 "optimal": list(self.optimal), "in_class": self.in_class, "intended": self.intended,
                 "on_all_so_far": self.on_all_so_far, "newest_only": self.newest_only, "map": self.description}
 
@@ -82,15 +85,16 @@ class SequenceReport:
             rows = [v[s] for v in self.seeds.values()]
             n = len(rows)
             concepts = rows[0].optimal[0] is not None
-            counted = sum(bool(r.on_all_so_far) for r in rows) if concepts else None
-            entry = {"step": rows[0].step, "seeds": n,
+            fitted = [r for r in rows if r.fitted]
+            entry = {"step": rows[0].step, "seeds": n, "fitted": len(fitted),
                      "count": self.cumulative[rows[0].step - 1] if concepts else None,
                      "mean_accuracy": [round(float(np.mean([r.accuracies[t] for r in rows])), 4)
                                        for t in range(len(self.tasks))]}
-            if concepts:
-                entry.update(on_all_so_far=counted, on_all_so_far_ci=wilson(counted, n),
-                             newest_only=sum(bool(r.newest_only) for r in rows),
-                             intended=sum(bool(r.intended) for r in rows))
+            if concepts:  # verdicts of the seeds that fitted the step's data, as the single-task harness reads them
+                counted = sum(bool(r.on_all_so_far) for r in fitted)
+                entry.update(on_all_so_far=counted, on_all_so_far_ci=wilson(counted, len(fitted)),
+                             newest_only=sum(bool(r.newest_only) for r in fitted),
+                             intended=sum(bool(r.intended) for r in fitted))
             out.append(entry)
         return out
 
@@ -106,8 +110,9 @@ class SequenceReport:
         for e in self.summary():
             acc = ", ".join(f"{a:.3f}" for a in e["mean_accuracy"])
             head = f"  after task{'s 1..' if e['step'] > 1 else ' '}{e['step']}: accuracy per task {acc}"
+            head += f"; fitted {e['fitted']}/{e['seeds']}"
             if "on_all_so_far" in e:
-                head += (f"; on a map optimal for all so far {e['on_all_so_far']}/{e['seeds']}, newest only "
+                head += (f"; of those on a map optimal for all so far {e['on_all_so_far']}, newest only "
                          f"{e['newest_only']}, intended {e['intended']}")
             lines.append(head)
         return "\n".join(lines)
@@ -156,20 +161,21 @@ def _train_on(model, train: Split, val: Split, problem: Problem, config: TrainCo
         model.load_state_dict(best_state)
 
 
-def _step(model, problems: Sequence[Problem], data: Sequence[Dataset], step: int) -> StepResult:
+def _step(model, problems: Sequence[Problem], data: Sequence[Dataset], step: int, trained: Split) -> StepResult:
     model.eval()
+    fit = label_report(trained.labels, model.predict_labels(torch.as_tensor(trained.x)))["accuracy"]
     accuracies = []
     for d in data:
         pred = model.predict_labels(torch.as_tensor(d.test.x))
         accuracies.append(label_report(d.test.labels, pred)["accuracy"])
     if not getattr(model, "has_concepts", False):
-        return StepResult(step, tuple(accuracies), (None,) * len(problems), None, None)
+        return StepResult(step, tuple(accuracies), (None,) * len(problems), None, None, "", fit, fit >= FIT)
     true = np.concatenate([d.test.concepts for d in data])
     pred = np.concatenate([model.predict_concepts(torch.as_tensor(d.test.x)) for d in data])
     maps = [learned_map(p, true, pred) for p in problems]
     whole = learned_map(_union(problems), true, pred)  # the map on every task's support at once
     return StepResult(step, tuple(accuracies), tuple(m.optimal for m in maps), whole.in_class is not False,
-                      whole.intended, whole.description)
+                      whole.intended, whole.description, fit, fit >= FIT)
 
 
 def _union(problems: Sequence[Problem]) -> Problem:
@@ -198,13 +204,14 @@ def train_sequence(problems: Sequence[Problem], regime: str, config: TrainConfig
     model.entropy_weight = config.entropy
     out = []
     if regime == "joint":
-        _train_on(model, _join([d.train for d in data]), _join([d.val for d in data]), problems[0], config, seed)
-        return (_step(model, problems, data, len(problems)),)
+        train = _join([d.train for d in data])
+        _train_on(model, train, _join([d.val for d in data]), problems[0], config, seed)
+        return (_step(model, problems, data, len(problems), train),)
     for t in range(len(problems)):
         seen = data[:t + 1] if regime == "cumulative" else data[t:t + 1]
-        _train_on(model, _join([d.train for d in seen]), _join([d.val for d in seen]), problems[t], config,
-                  seed + t)
-        out.append(_step(model, problems, data, t + 1))
+        train = _join([d.train for d in seen])
+        _train_on(model, train, _join([d.val for d in seen]), problems[t], config, seed + t)
+        out.append(_step(model, problems, data, t + 1, train))
     return tuple(out)
 
 
