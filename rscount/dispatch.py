@@ -32,7 +32,8 @@ class Step:
     counters: tuple = ()
     reason: str = ""
     problems: tuple = field(default=(), repr=False, compare=False)  # the parts, or the problem counted instead
-    factor: int = field(default=1, repr=False, compare=False)  # "as": the count is the other one's times this
+    factor: int | None = field(default=None, repr=False, compare=False)  # "as" a problem with fewer concepts:
+    # the count is the other one's times this (its maps are not this problem's)
 
     def __str__(self) -> str:
         what = {"as": "count as", "parts": "split into parts", "try": "try", "run": "run", "race": "race",
@@ -77,7 +78,7 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     steps: list = []
     task = problem.task
     if problem.parts:
-        return Plan(problem.describe(), (_several(problem, backend, exact, approx),))
+        return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
@@ -116,14 +117,21 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     return Plan(problem.describe(), tuple(steps))
 
 
-def _several(problem: Problem, backend: str | None, exact: bool | None, approx: bool) -> Step:
-    """Several tasks: counted as one task where they are one (every structure then applies), else the generic
+def _several(problem: Problem, backend: str | None, exact: bool | None, approx: bool) -> tuple:
+    """Several tasks: counted as one task where they are one (every structure then applies); else each task
+    alone and the maps of the one with the fewest filtered by the others, where those are few; else the generic
     counters on the CNF where each row keeps its own task's labels."""
-    from .several import as_single
+    from .several import as_single, part_problem
     single = as_single(problem) if backend is None else None
     if single is not None:
-        return Step("as", (), single[1], (single[0],))
-    return generic_step(problem, backend, exact=exact, approx=approx)
+        return (Step("as", (), single[1], (single[0],)),)
+    alone = [part_problem(problem, t) for t in range(len(problem.parts))]
+    if backend is None and not approx and problem.map_class != "joint" and all(p is not None for p in alone):
+        return (Step("try", ("filter",), f"count each of the {len(alone)} tasks alone (every structure applies), "
+                                         f"list the maps of the one with the fewest and keep those every task "
+                                         f"keeps", tuple(alone)),
+                generic_step(problem, backend, exact=exact, approx=approx))
+    return (generic_step(problem, backend, exact=exact, approx=approx),)
 
 
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,

@@ -101,7 +101,7 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
 def _run_as(problem: Problem, step: Step, run: Run) -> CountResult:
     """Count another problem with the same maps (times ``step.factor`` free value maps)."""
     same = run.again(step.problems[0])
-    if step.factor != 1:  # the other problem lacks free concepts: scale, and list maps of this one
+    if step.factor is not None:  # the other problem lacks free concepts: scale, and list maps of this one
         same = dataclasses.replace(
             same, **_described(problem), count=same.count * step.factor,
             lower=None if same.lower is None else same.lower * step.factor,
@@ -121,7 +121,9 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
     name, tried = step.counters[0], time.perf_counter()
     share = None if run.timeout is None else run.timeout / 2
     try:
-        if step.problems:  # automorphism over the shared parts
+        if name == "filter":  # several tasks: each alone, the fewest maps filtered
+            result = _filter(problem, step, dataclasses.replace(run, timeout=share))
+        elif step.problems:  # automorphism over the shared parts
             result = _count_shared_parts(problem, list(step.problems), timeout=share)
         else:
             light = name in ("weight", "valuemaps")  # in this process: no memory limit, no status
@@ -129,7 +131,7 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
                                memory_mb=None if light else run.memory_mb, progress=None if light else run.progress)
         return dataclasses.replace(result, notes=tuple(run.notes) + result.notes)
     except BackendError as exc:  # too little structure or out of its share of time: the next step
-        what = "automorphism on the shared parts" if step.problems else name
+        what = "automorphism on the shared parts" if step.problems and name != "filter" else name
         run.notes.append(f"{what} gave up ({exc}); counted generically")
         run.gave_up.append(what)
         if isinstance(exc, CountTimeout):
@@ -137,6 +139,35 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
         if run.timeout is not None:
             run.timeout -= time.perf_counter() - tried
         raise GaveUp(what) from None
+
+
+FILTER_MAPS = 20_000  # maps of the task with the fewest that a filter step lists and checks
+
+
+def _filter(problem: Problem, step: Step, run: Run) -> CountResult:
+    """Several tasks: count each alone, list the maps of the one with the fewest, keep those every task keeps."""
+    from .several import keeps
+    start = time.perf_counter()
+    deadline = Deadline(run.timeout, "filtering the maps of the tasks", "raise timeout=")
+    alone = [run.again(p, timeout=None if run.timeout is None else run.timeout / (2 * len(step.problems)))
+             for p in step.problems]
+    fewest = min(range(len(alone)), key=lambda t: alone[t].count)
+    if not alone[fewest].exact or alone[fewest].count > FILTER_MAPS:
+        raise BackendError(f"the task with the fewest maps alone has {format_count(alone[fewest].count)} "
+                           f"(listing limit {FILTER_MAPS:,})")
+    total = 0
+    for n, m in enumerate(alone[fewest].maps(None, run.timeout)):
+        if n % 256 == 0:
+            deadline.check()
+        total += keeps(problem, m)
+    if total < 1:
+        raise BackendError("filtering left no map, but the identity is always optimal; please report this")
+    names = ", ".join(f"{p.task.name}: {format_count(r.count)}" for p, r in zip(step.problems, alone))
+    return CountResult(**_described(problem), count=total, exact=True, backend=f"filter({alone[fewest].backend})",
+                       seconds=time.perf_counter() - start, warnings=problem.task.warnings,
+                       notes=(f"each task alone ({names}); the {format_count(alone[fewest].count)} maps of "
+                              f"{step.problems[fewest].task.name} listed and checked on every task's rows",),
+                       _enumerate=_enumerator(problem, None, total))
 
 
 def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:

@@ -187,3 +187,40 @@ def as_single(problem: Problem) -> tuple | None:
         return single, (f"the {len(parts)} tasks have the same support and supervision: one task with all "
                         f"{len(task.labels)} labels")
     return None
+
+
+def part_problem(problem: Problem, t: int) -> Problem | None:
+    """Task t of a problem of several alone, over every concept of the problem: a problem of one task (every
+    counter applies), or None where its rows carry supervision on concepts it does not read."""
+    part, task = problem.parts[t], problem.task
+    if part.supervision.vectors and part.concepts != tuple(range(task.k)):
+        return None
+    rows = problem.support.vectors[part.rows.start:part.rows.stop]
+    items = tuple(i for i in part.supervision.concepts + problem.added_items() if i[0] in part.concepts)
+    one = dataclasses.replace(task, name=part.name, labels=tuple(task.labels[i] for i in part.labels))
+    sup = Supervision(frozenset(r - part.rows.start for r in part.supervision.vectors), tuple(dict.fromkeys(items)))
+    return Problem(one, Support(rows, f"{part.name}'s support"), problem.map_class, sup)
+
+
+def keeps(problem: Problem, m) -> bool:
+    """Whether concept map ``m`` (a ConceptMap) keeps, on every row, the labels the row shows and its supervised
+    concepts, every predicted concept one-hot."""
+    rows = problem.support.vectors
+    n, k = rows.shape
+    out = np.full((n, k), -1, dtype=np.int64)
+    for j in range(k):
+        target = np.array([i for i, _ in m.assign[j]])[rows[:, j]]
+        value = np.array([v for _, v in m.assign[j]])[rows[:, j]]
+        for i in np.unique(target):
+            at = target == i
+            if ((out[at, i] != -1) & (out[at, i] != value[at])).any():
+                return False
+            out[at, i] = value[at]
+    if (out < 0).any():
+        return False
+    labels, predicted = problem.labels, problem.task.evaluate(out)
+    for r, g in enumerate(rows.tolist()):
+        seen = list(problem.observed(r))
+        if (predicted[r, seen] != labels[r, seen]).any() or any(out[r, i] != g[i] for i in problem.supervised(r, g)):
+            return False
+    return True

@@ -167,6 +167,8 @@ def test_unread_concepts_are_free_factors(map_class, seed):
                                    for i, u in enumerate(r)] for r in rows], supervise=supervise,
                                    concept_sup=rng.choice([None, 1]), seed=seed)
     brute = rscount.count_problem(problem, "bruteforce").count
-    assert rscount.count_problem(problem).count == brute
+    result = rscount.count_problem(problem)
+    assert result.count == brute
+    assert all(len(m.assign) == task.k for m in result.maps(3))  # maps of this problem, not of the reduced one
     first = plan(problem).steps[0]
     assert first.kind in ("as", "parts", "try", "run", "race")
