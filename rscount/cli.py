@@ -59,6 +59,9 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str 
     src.add_argument("--knowledge", action="append", metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
+    if many:
+        src.add_argument("--knowledge-tasks", action="store_true", help="each --knowledge is a task of its own "
+                         "(several tasks over the --concepts), not one label of one task")
     src.add_argument("--groups", metavar="G;G", help="concepts sharing one classifier (class shared), e.g. "
                      "'d1,d2;s1,s2'; without it, shared reads the task's groups, or one per domain")
     return src
@@ -141,7 +144,9 @@ def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf o
     tasks += [t for path in args.spec or [] for t in api.tasks_from_spec(load_spec(path))]
     tasks += [load_config(path) for path in args.config or []]
     tasks += [task_from_cnf(read_dimacs(path), name=f"cnf:{path}") for path in args.cnf or []]
-    if args.knowledge:
+    if args.knowledge and getattr(args, "knowledge_tasks", False):
+        tasks += [task_from_text([text], args.concepts, name=f"k{n}") for n, text in enumerate(args.knowledge, 1)]
+    elif args.knowledge:
         tasks.append(task_from_text(args.knowledge, args.concepts))
     if not tasks:
         raise _UsageError(none)

@@ -71,6 +71,8 @@ def _files(tmp: Path) -> None:
     (tmp / "relation-clash.yaml").write_text("concepts: {a: bool}\nrelation:\n  labels: {a: bool}\n"
                                              "  constraints: [a]\n")
     (tmp / "long-number.cnf").write_text("p cnf 2 1\n1 2" + "0" * 30 + " 0\n")
+    (tmp / "dom-a.yaml").write_text("name: ta\nconcepts: {a: bool, b: bool}\nlabels: [a & b]\n")
+    (tmp / "dom-b.yaml").write_text("name: tb\nconcepts: {a: 0..2}\nlabels: ['a == 1']\n")
     (tmp / "mixed200.yaml").write_text(
         "name: mixed\nconcepts: [" + ", ".join(f"x{i}" for i in range(200)) + "]\n"
         "labels: ['" + " ^ ".join(f"(x{i} & x{i + 1})" if i % 2 == 0 else f"x{i}" for i in range(200)) + "']\n")
