@@ -217,6 +217,8 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
             problem) else ("approxmc",)
     if problem.map_class == "joint":
         return ("closed-form",)
+    if problem.inference == "learned:linear":
+        return ("separable",)
     if problem.inference != "knowledge" or problem.parts:  # SDD compiles the pairs of a class that moves concepts slowly
         order = ("sdd", "ganak", "enumerate") if problem.map_class in ("disentangled", "shared") else \
             ("ganak", "enumerate", "sdd")
@@ -247,6 +249,8 @@ def _generic_reason(problem: Problem, names: tuple, approx: bool) -> str:
         "approxmc": "an (epsilon, delta) estimate by hashing",
         "estimate": "arithmetic labels: exact elimination plus sampling",
         "closed-form": "the joint class has a closed form",
+        "separable": "a learned linear head: the maps some head completes, each labelled image checked by a "
+                     "linear program",
         "several": "several tasks: the generic counters on the CNF where each row keeps its own task's labels",
         "learned": "a learned head: the generic counters on the CNF of 'no two labels share a prediction'",
         "clauses": "a sampled support and knowledge that is one CNF over booleans",

@@ -134,7 +134,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             for i in range(k):
                 circuit.exactly_one([O[i, j] for j in range(k)])
 
-    learned = problem.inference == "learned"
+    learned = problem.inference != "knowledge"  # learned:linear lists these maps and checks each for a linear head
     knowledge = None if learned else task.compiled
     labels = problem.labels
     n = problem.support.length

@@ -239,12 +239,13 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
         raise CountTimeout(f"{' and '.join(gave_up)} gave up, then {what} (the rest of the time limit); "
                            f"{advice}") from None
     encoding = built.get("cnf")
-    if tally.count < 1:
+    if tally.count < 1 and tally.intended:
         raise BackendError(f"{name} returned {tally.count}, but the identity map is always optimal; "
                            f"please report this with the task and options")
     return CountResult(
         **_described(problem),
         count=tally.count, exact=tally.exact, backend=name, seconds=time.perf_counter() - start,
+        intended=tally.intended,
         lower=tally.lower, upper=tally.upper, epsilon=tally.epsilon, delta=tally.delta,
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding,
         notes=tuple(notes) + tally.notes, warnings=problem.task.warnings,
@@ -341,6 +342,9 @@ def _wants_cnf(counter, problem: Problem) -> bool:
 
 def _enumerator(problem: Problem, encoding, count: int | None = None):
     def maps(limit, timeout=None):
+        if problem.inference == "learned:linear":
+            enc = encoding if encoding is not None else encode(problem)
+            return COUNTERS["separable"].enumerate(problem, enc, limit)
         if problem.map_class == "joint":
             return COUNTERS["closed-form"].enumerate(problem, None, limit)
         if encoding is None and problem.inference == "knowledge" and COUNTERS["automorphism"].applies(problem):

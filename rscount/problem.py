@@ -34,6 +34,9 @@ INFERENCES = {
     "learned": "the model learns its own label head (CBM, Semantic Loss): a map is optimal when some head gives "
                "every label, that is when it sends no two support vectors with different labels to one "
                "prediction (the head is then fixed on the support's image and free elsewhere)",
+    "learned:linear": "the model learns a linear (softmax) head over its one-hot predicted concepts, as a concept "
+                      "bottleneck model's: a map is optimal when some such head gives every support label (the "
+                      "labelled images are linearly separable, label by label)",
 }
 
 

@@ -78,6 +78,7 @@ class Tally:
     delta: float | None = None
     notes: tuple = ()
     encoding: dict | None = None  # size of the CNF the backend built itself, if any
+    intended: bool = True  # whether the intended map is among those counted (not so under a restricted head)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class CountResult:
     answered: int | None = None  # index of the plan step that gave the count
     parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
     inference: str = "knowledge"  # who gives the labels: K, or a head the model learns (problem.INFERENCES)
+    intended: bool = True  # the intended map is one of the counted ones (a restricted head may not fit K at all)
     per_task: tuple = ()  # several tasks: a TaskCount each, in the order given
     cumulative: tuple = ()  # several tasks: the count after tasks 1..t (over every task's concepts)
     forgets: tuple = ()  # several tasks: maps optimal for task t alone that break one of tasks 1..t-1
@@ -127,7 +129,7 @@ class CountResult:
     @property
     def rs_count(self) -> int:
         """Reasoning shortcuts: optimal maps other than the identity."""
-        return self.count - 1
+        return self.count - int(self.intended)
 
     @property
     def has_shortcuts(self) -> bool:
@@ -156,7 +158,7 @@ class CountResult:
         return {
             "task": self.task, "map_class": self.map_class, "support": self.support,
             "support_size": self.support_size, "supervision": self.supervision, "inference": self.inference,
-            "count": self.count, "rs_count": self.rs_count, "exact": self.exact,
+            "count": self.count, "rs_count": self.rs_count, "exact": self.exact, "intended_counted": self.intended,
             "lower": self.lower if not self.exact else self.count,
             "upper": self.upper if not self.exact else self.count,
             "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
@@ -195,10 +197,14 @@ class CountResult:
         lines += [
             f"optimal maps  {format_count(self.count)}",
             f"shortcuts     {format_count(self.rs_count)}"
-            + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.count == 1 else ""),
+            + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.rs_count == 0
+               and self.intended else ""),
         ]
         if not self.exact:
             lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
+        if not self.intended:
+            lines.append("intended      not among them: no head of this class gives every support label from the "
+                         "true concepts (the model cannot fit K here)")
         lines += self._several_lines()
         enc = ""
         if self.encoding:

@@ -249,3 +249,60 @@ def test_the_model_s_head_is_read_on_each_vector_s_examples():
     true = np.array([[0, 1], [0, 1], [0, 1], [2, 2]])
     label_pred = np.array([[1], [1], [3], [4]])
     assert labels_by_vector(true, label_pred)(np.array([[2, 2], [0, 1]])).tolist() == [[4], [1]]
+
+
+def _threshold_separable(points, labels) -> bool:
+    """Boolean labels over boolean concepts: some integer threshold function w.x + b (|w| <= 3) gives every label;
+    an oracle independent of the linear program (every threshold function of up to 3 inputs has such weights)."""
+    import itertools
+    k = len(points[0])
+    for w in itertools.product(range(-3, 4), repeat=k):
+        for b in [x + 0.5 for x in range(-10, 10)]:
+            if all((sum(wi * xi for wi, xi in zip(w, p)) + b > 0) == bool(y) for p, y in zip(points, labels)):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("map_class", ["free", "complete", "disentangled", "shared"])
+@pytest.mark.parametrize("seed", range(8))
+def test_linear_head_count_matches_threshold_oracle(map_class, seed):
+    import random
+
+    from randomtasks import random_cnf_task
+    from rscount.counters.generic.bruteforce import candidates, number_of_candidates
+    rng = random.Random(seed)
+    task = random_cnf_task(rng, rng.randint(2, 3) if map_class != "free" else 2)
+    space = rscount.support.grid(task.sizes).tolist()
+    rows = rng.sample(space, rng.randint(2, len(space)))
+    problem = rscount.make_problem(task, map_class=map_class, support=rows, inference="learned:linear")
+    if number_of_candidates(problem) > 200_000:
+        pytest.skip("too many maps for the oracle")
+    rows = problem.support.vectors.tolist()  # the support's own order, which its labels follow
+    labels = [int(y) for y in problem.labels[:, 0]]
+    expected = 0
+    for assign in candidates(problem):
+        image = []
+        for g in rows:
+            out = [None] * task.k
+            for j, u in enumerate(g):
+                i, v = assign[j][u]
+                out[i] = v if out[i] in (None, v) else -1
+            image.append(tuple(out))
+        if any(None in p or -1 in p for p in image):
+            continue
+        heads = {}
+        if any(heads.setdefault(p, y) != y for p, y in zip(image, labels)):
+            continue
+        expected += _threshold_separable(list(heads), list(heads.values()))
+    result = rscount.count_problem(problem)
+    assert result.count == expected
+    assert result.intended == _threshold_separable(rows, labels)
+    assert rscount.count_problem(problem, "bruteforce").count == expected
+
+
+def test_linear_head_cannot_fit_xor():
+    r = rscount.count("xor3", inference="learned:linear")
+    assert r.count == 0 and not r.intended and r.rs_count == 0
+    assert rscount.count("and3", inference="learned:linear").count == rscount.count("and3", inference="learned").count
+    with pytest.raises(rscount.RscountError, match="not learned:linear yet"):
+        rscount.audit("and3", inference="learned:linear")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
-from ..errors import RscountError, TaskError
+from ..errors import EncodingError, RscountError, TaskError
 from ..limits import check_seconds, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
@@ -41,6 +41,9 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
     curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
     from ..execute import count_problem
+    if problem.inference == "learned:linear":
+        raise EncodingError("the audit reads inference knowledge or learned, not learned:linear yet; audit with "
+                            "inference learned (any head), which holds every linear head's maps")
     start = time.monotonic()
 
     def left(share: float) -> float | None:

@@ -118,11 +118,22 @@ def optimal(assign, rows, table, k, learned: bool = False) -> bool:
     return True
 
 
+def _linear(problem, assign) -> bool:
+    """Some linear head over the one-hot predictions gives every support label (see counters.generic.separable)."""
+    from ...result import ConceptMap
+    from .separable import labelled_image, separable
+    task = problem.task
+    m = ConceptMap(assign, tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts))
+    return separable(*labelled_image(problem, m), task.sizes)
+
+
 def _joint(problem, deadline):
     task = problem.task
     table = label_table(task)
     space = list(table)
     rows = _rows(problem)
+    if problem.inference == "learned:linear":
+        raise BackendError("the joint class under a learned linear head is not counted; use inference='learned'")
     learned = problem.inference == "learned"
     for images in itertools.product(range(len(space)), repeat=len(space)):
         deadline.check()
@@ -135,7 +146,7 @@ def _joint(problem, deadline):
 
 class BruteForce(Counter):
     name = "bruteforce"
-    inferences = ("knowledge", "learned")
+    inferences = ("knowledge", "learned", "learned:linear")
     several = True
 
     def _check_size(self, problem) -> None:
@@ -150,16 +161,21 @@ class BruteForce(Counter):
             yield from _joint(problem, deadline)
             return
         table, rows, k = label_table(problem.task), _rows(problem), problem.task.k
-        learned = problem.inference == "learned"
+        learned = problem.inference != "knowledge"
         for n, assign in enumerate(candidates(problem)):
             if n % 4096 == 0:
                 deadline.check()
-            if optimal(assign, rows, table, k, learned):
+            if optimal(assign, rows, table, k, learned) and (problem.inference != "learned:linear"
+                                                             or _linear(problem, assign)):
                 yield assign
 
     def count(self, problem, encoding, options: Options) -> Tally:
         deadline = options.deadline(self.name)
-        return Tally(sum(1 for _ in self._maps(problem, deadline)))
+        n = sum(1 for _ in self._maps(problem, deadline))
+        if problem.inference != "learned:linear":
+            return Tally(n)
+        identity = tuple(tuple((j, u) for u in range(s)) for j, s in enumerate(problem.task.sizes))
+        return Tally(n, intended=_linear(problem, identity))
 
     def enumerate(self, problem, encoding, limit):
         task = problem.task

@@ -1,0 +1,111 @@
+"""Learned linear heads (``inference="learned:linear"``): the maps some linear head over the one-hot predicted
+concepts completes, as a concept bottleneck model's softmax layer.
+
+A map counts when its images of the support vectors, labelled as K labels the vectors, are linearly separable
+label by label: weights W and biases b with ``argmax_y W_y . onehot(alpha(g)) + b_y = K(g)`` on every support
+vector g (margin 1, a linear program; classes absent from the image need no constraint, a bias sends them
+below). The maps some head completes at all (``inference="learned"``, no two support vectors with different
+labels on one prediction) are listed from their CNF and each labelled image checked once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import BackendError
+from ...result import Tally
+from ..base import Counter, Options, missing
+from .enumerate import models
+
+__all__ = ["separable", "labelled_image", "Separable", "MAX_MAPS"]
+
+MAX_MAPS = 50_000  # maps under an unrestricted head listed and checked (a linear program per labelled image)
+
+
+def separable(points: np.ndarray, labels: np.ndarray, sizes: tuple) -> bool:
+    """Whether the index vectors ``points`` (n, k) with label codes ``labels`` (n, L) are linearly separable over
+    the one-hot encoding of ``sizes``, each label apart (a softmax head per label)."""
+    from scipy.optimize import linprog
+    n = len(points)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+    x = np.zeros((n, int(sum(sizes)) + 1))
+    x[np.arange(n)[:, None], points + offsets] = 1.0
+    x[:, -1] = 1.0  # the bias
+    d = x.shape[1]
+    for column in labels.T:
+        classes = sorted(set(column.tolist()))
+        if len(classes) < 2:
+            continue
+        c = len(classes)
+        rows = []
+        for p, y in enumerate(column.tolist()):
+            a = classes.index(y)
+            for b in range(c):
+                if b != a:  # (W_a - W_b) . x_p >= 1, written as -(...) <= -1
+                    row = np.zeros(c * d)
+                    row[a * d:(a + 1) * d] = -x[p]
+                    row[b * d:(b + 1) * d] = x[p]
+                    rows.append(row)
+        out = linprog(np.zeros(c * d), A_ub=np.array(rows), b_ub=-np.ones(len(rows)), bounds=(None, None),
+                      method="highs")
+        if out.status == 2:
+            return False
+        if out.status != 0:
+            raise BackendError(f"the separability program ended with status {out.status} ({out.message})")
+    return True
+
+
+def labelled_image(problem, concept_map) -> tuple:
+    """(distinct predicted vectors, their label codes) of the support under ``concept_map``."""
+    seen: dict = {}
+    for g, y in zip(problem.support.rows(), map(tuple, problem.labels.tolist())):
+        seen[concept_map(g)] = y
+    keys = sorted(seen)
+    return np.array(keys, dtype=np.int64), np.array([seen[k] for k in keys], dtype=np.int64)
+
+
+class Separable(Counter):
+    name = "separable"
+    needs_cnf = True
+    inferences = ("learned:linear",)
+    scope = "separable counts learned linear heads (inference='learned:linear')"
+
+    def unavailable(self) -> str | None:
+        return missing("scipy.optimize", "scipy") or missing("pysat.solvers", "python-sat")
+
+    def maps(self, problem, encoding, deadline=None):
+        """The maps of the class some linear head completes, as ConceptMaps."""
+        checked: dict = {}
+        for n, true in enumerate(models(encoding, None, deadline, interruptible=deadline is not None)):
+            if n >= MAX_MAPS:
+                raise BackendError(f"more than {MAX_MAPS:,} maps some head completes; a linear head is checked "
+                                   f"map by map (count a smaller support, or inference='learned')")
+            m = encoding.decode(true)
+            points, labels = labelled_image(problem, m)
+            key = (points.tobytes(), labels.tobytes())
+            if key not in checked:
+                checked[key] = separable(points, labels, problem.task.sizes)
+            if checked[key]:
+                yield m
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        from ..base import run_isolated
+        from .ganak import count_cnf
+        some = run_isolated(lambda: count_cnf(encoding.nvars, encoding.clauses, encoding.alpha, options.seed),
+                            "ganak", options.timeout, options.memory_mb, options.progress, options.cancel)
+        if some > MAX_MAPS:
+            raise BackendError(f"{some:,} maps some head completes (limit {MAX_MAPS:,}); a linear head is checked "
+                               f"map by map: count a smaller support, or inference='learned'")
+        n = sum(1 for _ in self.maps(problem, encoding, options.deadline(self.name)))
+        rows = problem.support.vectors
+        fits = separable(np.unique(rows, axis=0), problem.task.evaluate(np.unique(rows, axis=0)), problem.task.sizes)
+        return Tally(n, intended=fits, notes=("learned:linear: the maps some head completes, listed from their CNF, each "
+                               "labelled image checked for a linear head by a linear program",))
+
+    def enumerate(self, problem, encoding, limit):
+        for n, m in enumerate(self.maps(problem, encoding)):
+            if limit is not None and n >= limit:
+                return
+            yield m
+
+
+BACKEND = Separable()
