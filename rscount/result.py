@@ -191,7 +191,10 @@ class CountResult:
             f"map class     {self.map_class}",
             f"supervision   {self.supervision}",
         ]
-        if self.inference != "knowledge":
+        if self.inference == "learned:linear":
+            lines.append("inference     learned:linear (a map counts when some linear head over its one-hot "
+                         "predictions gives every support label)")
+        elif self.inference != "knowledge":
             lines.append(f"inference     {self.inference} (a map counts when some head gives every support "
                          f"label from its predictions; the head is then fixed on the support's image)")
         lines += [

@@ -70,7 +70,7 @@ class Separable(Counter):
     scope = "separable counts learned linear heads (inference='learned:linear')"
 
     def unavailable(self) -> str | None:
-        return missing("scipy.optimize", "scipy") or missing("pysat.solvers", "python-sat")
+        return missing("scipy.optimize", "'rscount[heads]'") or missing("pysat.solvers", "python-sat")
 
     def maps(self, problem, encoding, deadline=None):
         """The maps of the class some linear head completes, as ConceptMaps."""
