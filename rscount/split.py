@@ -116,6 +116,10 @@ def _label_parts(problem: Problem) -> tuple:
     elif not problem.support.listed:
         return None, None
     parts = components(task)
+    constant = tuple(n for ls, cs in parts if not cs for n in ls)  # labels that read no concept hold anywhere
+    parts = [p for p in parts if p[1]]
+    if constant and parts:
+        parts[0] = (tuple(sorted(parts[0][0] + constant)), parts[0][1])
     covered = {c for _, cs in parts for c in cs}
     if len(parts) < 2 or len(covered) != task.k:
         return None, None
