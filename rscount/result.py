@@ -167,7 +167,7 @@ class CountResult:
             "plan": self.plan.lines() if self.plan is not None else None,
             "answered_by_step": None if self.answered is None else self.answered + 1,
             **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
-                "forgets": list(self.forgets)} if self.per_task else {}),
+                "forgets": list(self.forgets), "survive_every_step": self.rs_count} if self.per_task else {}),
         }
 
     def explain(self) -> str:
@@ -235,8 +235,10 @@ class CountResult:
                   for t in self.per_task]
         lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
                      "break an earlier task)")
-        lines += [f"  {n}. {t.task:<{width}}  {format_count(c)}; forgets {format_count(f)}"
+        lines += [f"  {n}. {t.task:<{width}}  {format_count(c)}; forgets "
+                  f"{format_count(f) if f is not None else 'n/a (approximate counts)'}"
                   for n, (t, c, f) in enumerate(zip(self.per_task, self.cumulative, self.forgets), 1)]
+        lines.append(f"  shortcuts that survive every step: {format_count(self.rs_count)}")
         return lines
 
     # --- notebook --------------------------------------------------------------------------------------------

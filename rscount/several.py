@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import weakref
 from typing import Sequence
 
 import numpy as np
@@ -143,15 +144,25 @@ def _lift(problem: Problem, own: list, union: Task, cls: str, name: str) -> tupl
     return out, copies
 
 
+_SINGLE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # problem -> its as_single answer
+
+
 def as_single(problem: Problem) -> tuple | None:
-    """The same count as a problem of one task, where one exists: (problem, why) or None.
+    """The same count as a problem of one task, where one exists: (problem, why) or None (kept per problem:
+    building the single task compiles its knowledge).
 
     Tasks with the same knowledge over the same concepts are one task on the union of their supports; tasks
     with the same support and supervision are one task with all their labels. Every counter then applies.
     """
-    parts, task = problem.parts, problem.task
-    if not parts:
+    if not problem.parts:
         return None
+    if problem not in _SINGLE:
+        _SINGLE[problem] = _as_single(problem)
+    return _SINGLE[problem]
+
+
+def _as_single(problem: Problem) -> tuple | None:
+    parts, task = problem.parts, problem.task
     every = tuple(range(task.k))
     if any(part.concepts != every for part in parts) and any(part.supervision.vectors for part in parts):
         return None  # a row's supervision covers its own concepts only
@@ -189,9 +200,19 @@ def as_single(problem: Problem) -> tuple | None:
     return None
 
 
+_PARTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # problem -> {t: its part_problem}
+
+
 def part_problem(problem: Problem, t: int) -> Problem | None:
     """Task t of a problem of several alone, over every concept of the problem: a problem of one task (every
     counter applies), or None where its rows carry supervision on concepts it does not read."""
+    done = _PARTS.setdefault(problem, {})
+    if t not in done:
+        done[t] = _part_problem(problem, t)
+    return done[t]
+
+
+def _part_problem(problem: Problem, t: int) -> Problem | None:
     part, task = problem.parts[t], problem.task
     if part.supervision.vectors and part.concepts != tuple(range(task.k)):
         return None
@@ -218,9 +239,23 @@ def keeps(problem: Problem, m) -> bool:
             out[at, i] = value[at]
     if (out < 0).any():
         return False
-    labels, predicted = problem.labels, problem.task.evaluate(out)
-    for r, g in enumerate(rows.tolist()):
-        seen = list(problem.observed(r))
-        if (predicted[r, seen] != labels[r, seen]).any() or any(out[r, i] != g[i] for i in problem.supervised(r, g)):
-            return False
-    return True
+    shown, pinned = _masks(problem)
+    if ((out != rows) & pinned).any():
+        return False
+    return not ((problem.task.evaluate(out) != problem.labels) & shown).any()
+
+
+_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _masks(problem: Problem) -> tuple:
+    """(labels each row shows, concepts each row has supervised) as boolean arrays, kept per problem."""
+    if problem not in _MASKS:
+        rows = problem.support.vectors
+        shown = np.zeros((len(rows), len(problem.task.labels)), dtype=bool)
+        pinned = np.zeros(rows.shape, dtype=bool)
+        for r, g in enumerate(rows.tolist()):
+            shown[r, list(problem.observed(r))] = True
+            pinned[r, list(problem.supervised(r, g))] = True
+        _MASKS[problem] = (shown, pinned)
+    return _MASKS[problem]

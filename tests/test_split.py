@@ -144,7 +144,7 @@ class TestSampledSplit:
 
 
 @pytest.mark.parametrize("map_class", ["disentangled", "shared"])
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", tiered(range(12), 4))
 def test_unread_concepts_are_free_factors(map_class, seed):
     """Concepts no label reads: the rest counted on the projected support times their free value maps, against
     brute force over every map (supervision on the unread concepts pins values)."""
