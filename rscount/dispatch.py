@@ -22,6 +22,7 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_A
 
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
+TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,17 @@ def _several(problem: Problem, backend: str | None, exact: bool | None, approx: 
     single = as_single(problem) if backend is None else None
     if single is not None:
         return (Step("as", (), single[1], (single[0],)),)
+    from .counters.generic.bruteforce import number_of_candidates
     alone = [part_problem(problem, t) for t in range(len(problem.parts))]
+    tiny = () if backend is not None or approx or number_of_candidates(problem) > TINY_CLASS else (
+        Step("try", ("bruteforce",), f"the class holds {number_of_candidates(problem):,} maps: checking each is "
+                                     f"quickest"),)
     if backend is None and not approx and problem.map_class != "joint" and all(p is not None for p in alone):
-        return (Step("try", ("filter",), f"count each of the {len(alone)} tasks alone (every structure applies), "
+        return tiny + (Step("try", ("filter",), f"count each of the {len(alone)} tasks alone (every structure applies), "
                                          f"list the maps of the one with the fewest and keep those every task "
                                          f"keeps", tuple(alone)),
                 generic_step(problem, backend, exact=exact, approx=approx))
-    return (generic_step(problem, backend, exact=exact, approx=approx),)
+    return tiny + (generic_step(problem, backend, exact=exact, approx=approx),)
 
 
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
