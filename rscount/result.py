@@ -231,8 +231,8 @@ class CountResult:
             return []
         width = max(len(t.task) for t in self.per_task)
         lines = ["per task      (alone, over its own concepts / over every task's concepts)"]
-        lines += [f"  {t.task:<{width}}  {format_count(t.count)} / {format_count(t.count_union)}"
-                  for t in self.per_task]
+        lines += [f"  {t.task:<{width}}  {'' if t.exact else '~'}{format_count(t.count)} / "
+                  f"{'' if t.exact else '~'}{format_count(t.count_union)}" for t in self.per_task]
         lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
                      "break an earlier task)")
         lines += [f"  {n}. {t.task:<{width}}  {format_count(c)}; forgets "
