@@ -109,7 +109,7 @@ def _render_shape(value: str, rng) -> np.ndarray:
 class _Renderer:
     """Draws one input per (concept position, value index) for a split."""
 
-    def __init__(self, problem: Problem, inputs: str, seed: int):
+    def __init__(self, problem: Problem, inputs: str, seed: int, appearance: int | None = None):
         if inputs not in INPUTS:
             raise HarnessError(f"unknown inputs {inputs!r}; choose one of {', '.join(INPUTS)}")
         self.task, self.inputs = problem.task, inputs
@@ -126,7 +126,7 @@ class _Renderer:
                 raise HarnessError(f"concept {bad[0]} is neither a shape {SHAPES} nor a colour; "
                                 f"use inputs=embeddings")
         # Concepts of one group share prototypes, so a shared classifier can read them all.
-        proto_rng = np.random.default_rng(seed + 99991)
+        proto_rng = np.random.default_rng((seed if appearance is None else appearance) + 99991)
         self.prototypes = {}
         for i in range(self.task.k):
             key = self.task.group_of(i)[0]
@@ -188,15 +188,18 @@ def check_inputs(problem: Problem, inputs: str | None = None) -> str:
 
 
 def make_dataset(problem: Problem, n_train: int = 2000, n_val: int = 500, n_test: int = 1000, seed: int = 0,
-                 inputs: str | None = None, n_ood: int = 0) -> Dataset:
+                 inputs: str | None = None, n_ood: int = 0, appearance: int | None = None) -> Dataset:
     """Draw concept vectors from the support (label first is up to the support) and render them.
+
+    ``appearance`` seeds how each concept value looks (embedding prototypes; default ``seed``): several tasks
+    over shared concepts draw their data with their own seeds but one appearance, so a value looks alike in all.
 
     Validation and test splits cover every support vector when they are large
     enough, so the learned map can be read on the whole support.
     """
     inputs = inputs or default_inputs(problem.task)
     rng = np.random.default_rng(seed)
-    renderer = _Renderer(problem, inputs, seed)
+    renderer = _Renderer(problem, inputs, seed, appearance)
     support = problem.support.vectors
     labels_of = problem.labels
 
