@@ -302,32 +302,42 @@ def without_unread(problem: Problem) -> tuple | None:
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
     units = [sorted(set(task.group_of(i))) if problem.map_class == "shared" else [i] for i in range(task.k)]
     free = sorted(i for i in range(task.k) if not set(units[i]) & read)
-    if not free or len(free) == task.k or not problem.support.listed:
+    whole = problem.support.exhaustive and not problem.supervision.vectors  # every value of every concept shown
+    if not free or len(free) == task.k or not (whole or problem.support.listed):
         return None
     keep = [i for i in range(task.k) if i not in free]
-    rows = problem.support.vectors
     pinned: dict = {}  # value-map unit -> values pinned by supervision
     sup_rows = problem.supervision.vectors
     items = [(i, u) for i, u in problem.supervision.concepts if i in free]
-    if sup_rows or items:
-        for r, g in enumerate(rows.tolist()):
-            for i in problem.supervised(r, g) if (sup_rows or items) else ():
+    if whole:
+        for i, u in items:
+            pinned.setdefault(units[i][0], set()).update(range(task.sizes[i]) if u is None else (u,))
+    elif sup_rows or items:
+        for r, g in enumerate(problem.support.vectors.tolist()):
+            for i in problem.supervised(r, g):
                 if i in free:
                     pinned.setdefault(units[i][0], set()).add(g[i])
-    factor = 1
-    for unit in {units[i][0] for i in free}:
-        d = task.sizes[unit]
-        factor *= d ** (d - len(pinned.get(unit, ())))
     index = {old: new for new, old in enumerate(keep)}
     sub_task = dataclasses.replace(
         task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
         groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
-    projected = rows[:, keep]
-    unique, inverse = np.unique(projected, axis=0, return_inverse=True)
+    sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+    if whole:  # the projection of the whole space is the whole space of the rest: nothing to list
+        sub = Problem(sub_task, exhaustive(sub_task), problem.map_class, Supervision(frozenset(), sub_items))
+        return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+    unique, inverse = np.unique(problem.support.vectors[:, keep], axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     sub_rows = frozenset(int(inverse[r]) for r in sup_rows)
-    sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
     full = len(unique) == sub_task.space_size
     support = exhaustive(sub_task) if full and not sub_rows else Support(unique, problem.support.kind)
     sub = Problem(sub_task, support, problem.map_class, Supervision(sub_rows, sub_items))
-    return sub, factor, [task.concepts[i].name for i in free]
+    return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+
+
+def _free_factor(task: Task, units: list, free: list, pinned: dict) -> int:
+    """Value maps of the free units: d choices for each value not pinned by supervision."""
+    factor = 1
+    for unit in {units[i][0] for i in free}:
+        d = task.sizes[unit]
+        factor *= d ** (d - len(pinned.get(unit, ())))
+    return factor
