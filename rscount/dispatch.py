@@ -128,9 +128,9 @@ def _several(problem: Problem, backend: str | None, exact: bool | None, approx: 
         return (Step("as", (), single[1], (single[0],)),)
     from .counters.generic.bruteforce import number_of_candidates
     alone = [part_problem(problem, t) for t in range(len(problem.parts))]
-    tiny = () if backend is not None or approx or number_of_candidates(problem) > TINY_CLASS else (
-        Step("try", ("bruteforce",), f"the class holds {number_of_candidates(problem):,} maps: checking each is "
-                                     f"quickest"),)
+    maps = None if backend is not None or approx else number_of_candidates(problem)
+    tiny = () if maps is None or maps > TINY_CLASS else (
+        Step("try", ("bruteforce",), f"the class holds {maps:,} maps: checking each is quickest"),)
     if backend is None and not approx and problem.map_class != "joint" and all(p is not None for p in alone):
         return tiny + (Step("try", ("filter",), f"count each of the {len(alone)} tasks alone (every structure applies), "
                                          f"list the maps of the one with the fewest and keep those every task "

@@ -15,7 +15,7 @@ from .errors import CountTimeout, SupportError, TaskError
 from .execute import count_problem
 from .problem import Problem
 from .result import CountResult, TaskCount
-from .several import join, union_concepts, union_task
+from .several import join, merged_groups, union_concepts
 from .support import Support
 from .task import Task
 
@@ -73,7 +73,7 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
                              seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
 
     every = union_concepts([p.task for p in problems])
-    groups = union_task([p.task for p in problems]).groups  # one grouping for every count of the sequence
+    groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
     cumulative = [run(join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
                   for t in range(len(problems))]
     if len(problems) == 1:

@@ -9,6 +9,7 @@ terms) and of their distinct behaviours on every scene (rules equal on all scene
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -110,16 +111,11 @@ def hypotheses(task: Task, terms: int = 2, literals: int = 2, values: int = 2) -
         for names in itertools.combinations(attrs, size):
             for vals in itertools.product(*(attrs[a] for a in names)):
                 preds.append(tuple(zip(names, vals)))
-    n_terms = sum(_choose(len(preds), r) for r in range(1, literals + 1))
+    n_terms = sum(math.comb(len(preds), r) for r in range(1, literals + 1))
     if n_terms > MAX_TERMS:
         raise BackendError(f"the class has {n_terms:,} terms (limit {MAX_TERMS:,}); lower literals= or values=")
     conj = tuple(t for r in range(1, literals + 1) for t in itertools.combinations(range(len(preds)), r))
     return Hypotheses(task, tuple(preds), conj, terms)
-
-
-def _choose(n: int, r: int) -> int:
-    from math import comb
-    return comb(n, r)
 
 
 def count_rules(h: Hypotheses, scenes: np.ndarray, labels: np.ndarray, space: np.ndarray | None = None,

@@ -22,7 +22,7 @@ from .problem import IMPLICIT_GROUPS, Part, Problem, Supervision, domain_groups
 from .support import Support, exhaustive
 from .task import Concept, Label, Task, domain_text
 
-__all__ = ["union_task", "join", "as_single", "task_names", "MAX_LIFTED"]
+__all__ = ["union_task", "merged_groups", "join", "as_single", "task_names", "MAX_LIFTED"]
 
 MAX_LIFTED = 1 << 20  # rows a task's support may grow to when read with every value of concepts it lacks
 LOCAL = ("disentangled", "shared")
@@ -52,7 +52,7 @@ def union_concepts(tasks: Sequence[Task]) -> tuple:
     return tuple(c for c, _ in seen.values())
 
 
-def _merged_groups(tasks: Sequence[Task]) -> tuple:
+def merged_groups(tasks: Sequence[Task]) -> tuple:
     """The concept groups the tasks declare, those sharing a concept merged (one classifier reads them all);
     groups class shared made up for a task that declared none are left out (the union makes its own)."""
     groups: list = []
@@ -66,8 +66,9 @@ def _merged_groups(tasks: Sequence[Task]) -> tuple:
     return tuple(sorted((tuple(sorted(g, key=order.get)) for g in groups), key=lambda g: order[g[0]]))
 
 
-def union_task(tasks: Sequence[Task], concepts: tuple | None = None) -> Task:
-    """One task with every task's labels (named ``task:label``) over ``concepts`` (default: the union)."""
+def union_task(tasks: Sequence[Task], concepts: tuple | None = None, groups: tuple | None = None) -> Task:
+    """One task with every task's labels (named ``task:label``) over ``concepts`` (default: the union) with
+    ``groups`` (default: those the tasks declare, merged)."""
     if not tasks:
         raise TaskError("no tasks given; name at least one")
     concepts = union_concepts(tasks) if concepts is None else concepts
@@ -76,7 +77,7 @@ def union_task(tasks: Sequence[Task], concepts: tuple | None = None) -> Task:
                    for lab in task.labels)
     warnings = tuple(dict.fromkeys(w for t in tasks for w in t.warnings if w != IMPLICIT_GROUPS))
     notes = tuple(dict.fromkeys(n for t in tasks for n in t.notes))
-    return Task(" + ".join(names), tuple(concepts), labels, _merged_groups(tasks),
+    return Task(" + ".join(names), tuple(concepts), labels, merged_groups(tasks) if groups is None else groups,
                 description=f"{len(tasks)} tasks over shared concepts: {', '.join(names)}",
                 warnings=warnings, notes=notes)
 
@@ -97,9 +98,7 @@ def join(problems: Sequence[Problem], concepts: Sequence[Concept] | None = None,
     cls = problems[0].map_class
     tasks = [p.task for p in problems]
     everything = union_concepts(tasks) if concepts is None else tuple(concepts)
-    union = union_task(tasks, everything)
-    if groups is not None:
-        union = dataclasses.replace(union, groups=groups)
+    union = union_task(tasks, everything, groups)
     if cls == "shared" and not union.groups:
         union = dataclasses.replace(union, groups=domain_groups(union), warnings=union.warnings + (IMPLICIT_GROUPS,))
     index = {c.name: i for i, c in enumerate(union.concepts)}

@@ -96,8 +96,8 @@ class Separable(Counter):
             raise BackendError(f"{some:,} maps some head completes (limit {MAX_MAPS:,}); a linear head is checked "
                                f"map by map: count a smaller support, or inference='learned'")
         n = sum(1 for _ in self.maps(problem, encoding, options.deadline(self.name)))
-        rows = problem.support.vectors
-        fits = separable(np.unique(rows, axis=0), problem.task.evaluate(np.unique(rows, axis=0)), problem.task.sizes)
+        rows = np.unique(problem.support.vectors, axis=0)
+        fits = separable(rows, problem.task.evaluate(rows), problem.task.sizes)
         return Tally(n, intended=fits, notes=("learned:linear: the maps some head completes, listed from their CNF, each "
                                "labelled image checked for a linear head by a linear program",))
 
