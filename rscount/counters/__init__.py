@@ -1,7 +1,7 @@
 """Counting backends, chosen by name from one registry, in wings named for what they exploit.
 
 - ``generic/``: any problem, through its CNF or by brute force (ganak, sdd, approxmc, enumerate, bruteforce,
-  pyeda-reference; separable: learned linear heads);
+  pyeda-reference; separable: learned linear heads; kernels: learned heads under disentangled and shared);
 - ``symmetry/``: the symmetries of the knowledge (automorphism, valuemaps, structural, closed-form);
 - ``boolean/``: knowledge over boolean concepts (weight: xor / and / or chains; clauses: one CNF);
 - ``arithmetic/``: labels that are sums, products or equations of integer concepts (linear, product,
@@ -10,7 +10,7 @@
 - ``search/``: any listed support, by a search over the entries of the value maps.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'weight']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'weight']
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..errors import BackendError
 from .arithmetic import elimination, estimate, linear, product
 from .base import Counter, Options
 from .boolean import clauses, weight
-from .generic import approxmc, bruteforce, ganak, pyeda_reference, sdd, separable
+from .generic import approxmc, bruteforce, ganak, kernels, pyeda_reference, sdd, separable
 from .generic import enumerate as enumerate_
 from .modules import prune
 from .search import BACKEND as SEARCH
@@ -43,6 +43,7 @@ COUNTERS: dict = {
     "estimate": estimate.BACKEND,
     "enumerate": enumerate_.BACKEND,
     "separable": separable.BACKEND,
+    "kernels": kernels.BACKEND,
     "closed-form": closedform.BACKEND,
     "bruteforce": bruteforce.BACKEND,
     "pyeda-reference": pyeda_reference.BACKEND,

@@ -1,0 +1,542 @@
+"""Learned heads under ``disentangled`` and ``shared``: a count over the kernels of the value maps.
+
+Under a learned head a map counts when no two support vectors with different labels get one prediction
+(``inference="learned"``). A disentangled map predicts ``(f_1(c_1), .., f_k(c_k))``, so two vectors get one
+prediction exactly when every value map merges their values: what decides is each value map's *kernel* (which
+values it merges), not where it sends them. The count is a sum over kernels of the value maps (partitions of
+the values the support shows), each weighted by the maps with that kernel (injective on blocks: a falling
+factorial, with supervised values sent to themselves), searched value map by value map:
+
+- the state is the support's rows still merged with a row of another label (the *alive* classes); a class
+  whose rows share one label is settled for good (later value maps only split classes), and when no class is
+  alive every remaining value map is free;
+- a choice for value map o that leaves two rows of different labels merged even with every later value map
+  injective is cut (kernels only get finer downwards);
+- the last value map, when it reads one concept, merges two values u and w exactly when no alive class holds
+  a row with u and a row with w of different labels: the count is a chromatic sum over its conflict graph;
+- states are memoised (many kernels of one value map leave the same alive classes).
+
+On an exhaustive support the labels that read disjoint sets of concepts are counted on their own grids
+(the support is their product, so two vectors merge with different labels exactly when one label part does)
+and concepts no label reads are free. Counts are Python integers.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import BackendError
+from ...result import Tally
+from ..base import Counter, Options, small_first
+
+__all__ = ["Kernels", "count_kernels", "MAX_GRID"]
+
+MAX_GRID = 1 << 22  # rows of one label part's grid on an exhaustive support
+SMALL = 4096  # alive rows of a part from which its state is kept as Python classes
+MEMO_ROWS = 100_000  # states of at most this many alive rows are memoised (larger ones occur near the top)
+MAX_VALUES = 16  # values of one value map the chromatic sum and the partition search take
+
+
+class _Owner:
+    """One value map: the concepts reading it, its number of values, images allowed and values supervised."""
+
+    def __init__(self, concepts: list, size: int, allowed: int, pinned: frozenset):
+        self.concepts, self.size, self.allowed, self.pinned = concepts, size, allowed, pinned
+
+    def free(self) -> int:
+        """Maps of this value map when nothing constrains its kernel."""
+        return self.allowed ** (self.size - len(self.pinned))
+
+    def weight(self, values: list, blocks: int, pinned_inside: int) -> int:
+        """Maps whose kernel on ``values`` has ``blocks`` blocks (``pinned_inside`` of them hold a supervised
+        value): the blocks go to distinct images, supervised ones to their own value; the other values anywhere."""
+        outside = self.size - len(values) - (len(self.pinned) - pinned_inside)
+        return _falling(self.allowed - pinned_inside, blocks - pinned_inside) * self.allowed ** outside
+
+
+def _falling(n: int, k: int) -> int:
+    if k < 0 or n < k:
+        return 0
+    return math.prod(range(n - k + 1, n + 1))
+
+
+class _Part:
+    """Rows of one label part (index vectors over every concept; unread columns zero) and their label ids."""
+
+    def __init__(self, rows: np.ndarray, labels: np.ndarray, concepts):
+        self.rows, self.labels, self.concepts = rows, labels, frozenset(concepts)
+
+
+def _group_ids(columns: list) -> np.ndarray:
+    """One dense id per row, equal exactly for rows equal on every column (non-negative integer columns)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1
+    for col in columns:
+        top = int(col.max()) + 1 if len(col) else 1
+        if span * top >= 1 << 62:  # compact before the mixed-radix key would overflow
+            key = np.unique(key, return_inverse=True)[1].reshape(-1)
+            span = int(key.max()) + 1 if len(key) else 1
+        key = key * top + col
+        span *= top
+    return np.unique(key, return_inverse=True)[1].reshape(-1)
+
+
+def _mixed(ids: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """A mask of the rows whose group (``ids``) holds more than one label."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=bool)
+    width = int(labels.max()) + 1
+    pairs = np.unique(ids.astype(np.int64) * width + labels)
+    kinds = np.bincount(pairs // width, minlength=int(ids.max()) + 1)
+    return kinds[ids] > 1
+
+
+class _Search:
+    """The search over value maps; a state holds, per label part, its alive rows: as numpy (rows, class ids)
+    while many, as Python classes (tuples of row indices) once at most SMALL (numpy's per-call cost then
+    dominates)."""
+
+    def __init__(self, parts: list, owners: list, deadline):
+        self.parts, self.owners, self.deadline = parts, owners, deadline
+        self.lists = [(p.rows.tolist(), p.labels.tolist()) for p in parts] if all(
+            len(p.rows) <= SMALL for p in parts) else [None] * len(parts)
+        self.memo: dict = {}
+        self.colourings: dict = {}
+        self.graphs: dict = {}  # colours -> deletion-contraction memo
+        self.nodes = 0
+        self.tail = [1] * (len(owners) + 1)  # free maps of owners d.. (when nothing is alive)
+        for d in range(len(owners) - 1, -1, -1):
+            self.tail[d] = self.tail[d + 1] * owners[d].free()
+
+    def start(self) -> int:
+        state = []
+        for p in self.parts:
+            ids = np.zeros(len(p.rows), dtype=np.int64)
+            alive = np.nonzero(_mixed(ids, p.labels))[0]
+            state.append(self._settle(len(state), alive, ids[alive]))
+        if self._dead(state, 0):
+            return 0
+        return self.total(0, tuple(state))
+
+    def _settle(self, n: int, alive: np.ndarray, ids: np.ndarray):
+        """A part's alive rows as numpy while many, else as sorted Python classes."""
+        if len(alive) > SMALL:
+            return (alive, ids)
+        if self.lists[n] is None:
+            self.lists[n] = (self.parts[n].rows.tolist(), self.parts[n].labels.tolist())
+        classes: dict = {}
+        for r, i in zip(alive.tolist(), ids.tolist()):
+            classes.setdefault(i, []).append(r)
+        return tuple(sorted(tuple(c) for c in classes.values()))
+
+    def _key(self, depth: int, state: tuple) -> tuple:
+        out = [depth]
+        for entry in state:
+            if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], np.ndarray):
+                alive, ids = entry
+                first = np.unique(ids, return_index=True)[1]
+                canon = np.empty(len(first), dtype=np.int64)
+                canon[np.argsort(first)] = np.arange(len(first))
+                out.append((alive.tobytes(), canon[np.unique(ids, return_inverse=True)[1].reshape(-1)].tobytes()))
+            else:
+                out.append(entry)
+        return tuple(out)
+
+    @staticmethod
+    def _big(entry) -> bool:
+        return len(entry) == 2 and isinstance(entry[0], np.ndarray)
+
+    def _alive(self, entry) -> int:
+        return len(entry[0]) if self._big(entry) else sum(map(len, entry))
+
+    def _dead(self, state, depth: int) -> bool:
+        """Whether two rows of different labels stay merged even with every value map from ``depth`` on
+        injective (then no choice below helps)."""
+        later = [c for o in self.owners[depth:] for c in o.concepts]
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            cols = [c for c in later if c in p.concepts]
+            if self._big(entry):
+                alive, ids = entry
+                if len(alive) and _mixed(_group_ids([ids] + [p.rows[alive, c] for c in cols]),
+                                         p.labels[alive]).any():
+                    return True
+                continue
+            rows, labels = self.lists[n]
+            for cl in entry:
+                seen: dict = {}
+                for r in cl:
+                    if seen.setdefault(tuple(rows[r][c] for c in cols), labels[r]) != labels[r]:
+                        return True
+        return False
+
+    def total(self, depth: int, state: tuple) -> int:
+        if all(self._alive(e) == 0 for e in state):
+            return self.tail[depth]
+        if depth == len(self.owners):
+            return 0
+        key = self._key(depth, state) if sum(map(self._alive, state)) <= MEMO_ROWS else None
+        if key is not None and key in self.memo:
+            return self.memo[key]
+        self.nodes += 1
+        if self.deadline is not None:
+            self.deadline.check()
+        owner = self.owners[depth]
+        values = sorted(self._values(state, owner))
+        if len(values) > MAX_VALUES:
+            raise BackendError(f"kernels searches value maps of at most {MAX_VALUES} values shown on the support, "
+                               f"not {len(values)}; name backend=ganak")
+        if depth == len(self.owners) - 1 and len(owner.concepts) == 1:
+            out = self._last(owner, values, state)
+        else:
+            out = 0
+            conflicts = self._pairs(state, owner, self.owners[depth + 1:])
+            pins_inside = sum(1 for v in values if v in owner.pinned)
+            choices = () if conflicts is None else _partitions(values, conflicts, owner.pinned)
+            for n, blocks in enumerate(choices):
+                if n % 256 == 255 and self.deadline is not None:
+                    self.deadline.check()
+                w = owner.weight(values, max(blocks.values()) + 1 if blocks else 0, pins_inside)
+                if not w:
+                    continue
+                nxt = self._refine(state, owner, blocks)
+                if self._dead(nxt, depth + 1):
+                    continue
+                out += w * self.total(depth + 1, nxt)
+        if key is not None:
+            self.memo[key] = out
+        return out
+
+    def _values(self, state, owner: _Owner) -> set:
+        out: set = set()
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            cols = [c for c in owner.concepts if c in p.concepts]
+            if self._big(entry):
+                for c in cols:
+                    out.update(np.unique(p.rows[entry[0], c]).tolist())
+            elif cols:
+                rows = self.lists[n][0]
+                out.update(rows[r][c] for cl in entry for r in cl for c in cols)
+        return out
+
+    def _refine(self, state, owner: _Owner, blocks: dict) -> tuple:
+        """The alive rows after ``owner`` merges values by ``blocks`` (value -> block), classes split."""
+        table = np.zeros(owner.size, dtype=np.int64)
+        for v, b in blocks.items():
+            table[v] = b
+        out = []
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            cols = [c for c in owner.concepts if c in p.concepts]
+            if not cols:
+                out.append(entry)
+            elif self._big(entry):
+                alive, ids = entry
+                ids = _group_ids([ids] + [table[p.rows[alive, c]] for c in cols])
+                keep = _mixed(ids, p.labels[alive])
+                out.append(self._settle(n, alive[keep], ids[keep]))
+            else:
+                rows, labels = self.lists[n]
+                split = []
+                for cl in entry:
+                    buckets: dict = {}
+                    for r in cl:
+                        buckets.setdefault(tuple(blocks[rows[r][c]] for c in cols), []).append(r)
+                    split += [tuple(b) for b in buckets.values()
+                              if len(b) > 1 and len({labels[r] for r in b}) > 1]
+                out.append(tuple(sorted(split)))
+        return tuple(out)
+
+    def _pairs(self, state, owner: _Owner, later_owners: list):
+        """Value pairs ``owner`` may not merge: two rows of different labels in one alive class that agree on
+        every concept read after it and on its other concepts (None: two such rows agree here too)."""
+        later = [c for o in later_owners for c in o.concepts]
+        pairs: set = set()
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            for c in owner.concepts:
+                if c not in p.concepts:
+                    continue
+                cols = [x for x in owner.concepts + later if x != c and x in p.concepts]
+                if self._big(entry):
+                    alive, ids = entry
+                    if not len(alive):
+                        continue
+                    group = _group_ids([ids] + [p.rows[alive, x] for x in cols])
+                    found = _apart(group, p.rows[alive, c], p.labels[alive])
+                else:
+                    rows, labels = self.lists[n]
+                    found = set()
+                    for cl in entry:
+                        buckets: dict = {}
+                        for r in cl:
+                            buckets.setdefault(tuple(rows[r][x] for x in cols), {}).setdefault(
+                                rows[r][c], set()).add(labels[r])
+                        for seen in buckets.values():
+                            more = _split_pairs(seen)
+                            if more is None:
+                                return None
+                            found |= more
+                if found is None:
+                    return None
+                pairs |= found
+        return pairs
+
+    def _last(self, owner: _Owner, values: list, state) -> int:
+        """The last value map (one concept): it merges two shown values exactly when no alive class holds rows
+        of different labels with them, so the count is the weighted partitions of its shown values into
+        blocks without such a pair (and at most one supervised value): proper colourings, by components."""
+        edges = self._pairs(state, owner, [])
+        if edges is None:
+            return 0
+        pins = [v for v in values if v in owner.pinned]
+        edges |= {(a, b) for a in pins for b in pins if a < b}
+        m = owner.allowed
+        colourings = 1
+        for component in _components(values, edges):
+            key = (component, m)
+            if key not in self.colourings:
+                self.colourings[key] = _colour(component, m, self.graphs.setdefault(m, {}))
+            colourings *= self.colourings[key]
+        outside = owner.size - len(values) - (len(owner.pinned) - len(pins))
+        return colourings // _falling(m, len(pins)) * m ** outside
+
+
+def _split_pairs(seen: dict):
+    """Value pairs (u < w) whose rows carry different labels, from one group's value -> labels; None when one
+    value carries two labels (nothing separates those rows)."""
+    if any(len(ys) > 1 for ys in seen.values()):
+        return None
+    values = sorted(seen)
+    return {(u, w) for a, u in enumerate(values) for w in values[a + 1:] if seen[u] != seen[w]}
+
+
+def _apart(group: np.ndarray, column: np.ndarray, labels: np.ndarray):
+    """Value pairs (u < w) of ``column`` that two rows of one group with different labels show; None when two
+    such rows show one value (nothing separates them)."""
+    width = int(labels.max()) + 1
+    top = int(column.max()) + 1
+    triples = np.unique((group.astype(np.int64) * top + column) * width + labels)  # sorted: group, value, label
+    gv, y = np.divmod(triples, width)
+    if np.any(gv[1:] == gv[:-1]):  # one group, one value, two labels
+        return None
+    g, v = np.divmod(gv, top)
+    pairs: set = set()
+    for d in range(1, len(triples)):  # entries d apart within one group (groups are contiguous and small)
+        same = g[d:] == g[:-d]
+        if not same.any():
+            break
+        hit = same & (y[d:] != y[:-d])
+        u, w = v[:-d][hit], v[d:][hit]
+        for code in np.unique(np.minimum(u, w) * top + np.maximum(u, w)).tolist():
+            pairs.add(divmod(code, top))
+    return pairs
+
+
+def _components(values: list, edges: set) -> list:
+    """The connected components of the conflict graph, each as (vertices, edges) relabelled 0..c-1 in order;
+    isolated vertices as (1, ())."""
+    parent = {v: v for v in values}
+
+    def find(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        parent[find(a)] = find(b)
+    members: dict = {}
+    for v in values:
+        members.setdefault(find(v), []).append(v)
+    out = []
+    for vs in members.values():
+        index = {v: i for i, v in enumerate(vs)}
+        out.append((len(vs), frozenset((index[a], index[b]) for a, b in edges if a in index)))
+    return out
+
+
+def _colour(component: tuple, m: int, memo: dict | None = None) -> int:
+    """Proper colourings with ``m`` colours of a graph given as (vertices 0..n-1, edges)."""
+    n, edges = component
+    adj = [0] * n
+    for a, b in edges:
+        adj[a] |= 1 << b
+        adj[b] |= 1 << a
+    return _colourings(tuple(adj), m, {} if memo is None else memo)
+
+
+def _colourings(adj: tuple, m: int, memo: dict) -> int:
+    """Proper colourings of the graph with adjacency bitmasks ``adj``: a vertex whose neighbours form a clique
+    takes any of the m - degree colours they leave (peeled off); else deletion and contraction of an edge."""
+    n = len(adj)
+    if n == 0:
+        return 1
+    if adj in memo:
+        return memo[adj]
+    for v in range(n):
+        nv = adj[v]
+        if all(nv & ~(1 << u) & ~adj[u] == 0 for u in _bits(nv)):  # simplicial
+            out = (m - bin(nv).count("1")) * _colourings(_without(adj, v), m, memo) if m > 0 else 0
+            break
+    else:
+        a = max(range(n), key=lambda x: bin(adj[x]).count("1"))
+        b = max(_bits(adj[a]), key=lambda x: bin(adj[x]).count("1"))
+        deleted = list(adj)
+        deleted[a] &= ~(1 << b)
+        deleted[b] &= ~(1 << a)
+        out = _colourings(tuple(deleted), m, memo) - _colourings(_merge(deleted, a, b), m, memo)
+    memo[adj] = out
+    return out
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _drop_bit(mask: int, v: int) -> int:
+    return ((mask >> (v + 1)) << v) | (mask & ((1 << v) - 1))
+
+
+def _without(adj, v: int) -> tuple:
+    """The graph without vertex ``v`` (the others renumbered)."""
+    return tuple(_drop_bit(x, v) for u, x in enumerate(adj) if u != v)
+
+
+def _merge(adj: list, a: int, b: int) -> tuple:
+    """The graph with non-adjacent vertices ``a`` and ``b`` made one (``b`` removed)."""
+    adj = list(adj)
+    adj[a] |= adj[b]
+    for u in _bits(adj[b]):
+        adj[u] |= 1 << a
+    return _without(adj, b)
+
+
+def _partitions(values: list, conflicts: set, pinned: frozenset):
+    """Every partition of ``values`` (value -> block) with no conflicting pair and at most one supervised value
+    in a block, by restricted growth."""
+    blocks: list = []
+    assign: dict = {}
+
+    def grow(n: int):
+        if n == len(values):
+            yield dict(assign)
+            return
+        v = values[n]
+        for b, members in enumerate(blocks):
+            if any((min(u, v), max(u, v)) in conflicts for u in members):
+                continue
+            if v in pinned and any(u in pinned for u in members):
+                continue
+            members.append(v)
+            assign[v] = b
+            yield from grow(n + 1)
+            members.pop()
+        blocks.append([v])
+        assign[v] = len(blocks) - 1
+        yield from grow(n + 1)
+        blocks.pop()
+        del assign[v]
+
+    yield from grow(0)
+
+
+def _owners(problem, allowed: dict | None, pins: dict) -> list:
+    task = problem.task
+    reps: dict = {}
+    for i in range(task.k):
+        reps.setdefault(problem.representative(i), []).append(i)
+    out = []
+    for r, cs in reps.items():
+        size = task.sizes[r]
+        out.append(_Owner(cs, size, size if allowed is None else allowed.get(r, size), frozenset(pins.get(r, ()))))
+    return out
+
+
+def _order(owners: list, parts: list) -> list:
+    """Value maps with few shown values first; the one with most shown values last (its chromatic sum is
+    cheapest), among those reading one concept."""
+    def shown(o):
+        return len({int(v) for p in parts for c in o.concepts if c in p.concepts for v in np.unique(p.rows[:, c])})
+    ranked = sorted(owners, key=lambda o: (shown(o), len(o.concepts), o.concepts[0]))
+    singles = [o for o in ranked if len(o.concepts) == 1]
+    if singles and ranked[-1] is not singles[-1]:
+        ranked.remove(singles[-1])
+        ranked.append(singles[-1])
+    return ranked
+
+
+def _layout(problem) -> tuple:
+    """(label parts, supervised values per value-map representative) of a learned-head problem."""
+    from ...split import components, grid_labels
+    from ...support import grid, label_ids
+    task = problem.task
+    sup = problem.supervision
+    pins: dict = {}
+    if problem.support.exhaustive:
+        if sup.vectors:
+            raise BackendError("kernels takes vector supervision on a listed support only; name backend=ganak")
+        for i, u in sup.concepts:
+            pins.setdefault(problem.representative(i), set()).update(range(task.sizes[i]) if u is None else (u,))
+        parts = []
+        for labels, cs in components(task):
+            if not cs:
+                continue
+            size = math.prod(task.sizes[c] for c in cs)
+            if size > MAX_GRID:
+                raise BackendError(f"kernels lists each label part's grid; one has {size:,} vectors (limit "
+                                   f"{MAX_GRID:,})")
+            rows = np.zeros((size, task.k), dtype=np.int64)
+            rows[:, list(cs)] = grid(tuple(task.sizes[c] for c in cs))
+            ids = label_ids(grid_labels(task, cs)[:, list(labels)])[0]
+            parts.append(_Part(rows, np.asarray(ids, dtype=np.int64), cs))
+        return parts, pins
+    if not problem.support.listed:
+        raise BackendError("kernels needs the support's vectors listed or exhaustive")
+    vectors = np.asarray(problem.support.vectors, dtype=np.int64)
+    if sup:
+        for r, g in enumerate(vectors.tolist()):
+            for i in problem.supervised(r, g):
+                pins.setdefault(problem.representative(i), set()).add(g[i])
+    rows, first = np.unique(vectors, axis=0, return_index=True)
+    ids = label_ids(problem.labels[first])[0]
+    return [_Part(rows, np.asarray(ids, dtype=np.int64), range(task.k))], pins
+
+
+def count_kernels(problem, allowed: dict | None = None, deadline=None) -> tuple:
+    """(count, search nodes) of a learned-head ``problem`` under disentangled or shared; ``allowed`` maps a
+    value map's representative concept to how many of its first values it may predict (orbit counting)."""
+    parts, pins = _layout(problem)
+    if allowed and pins:
+        raise BackendError("restricted images and supervised values do not go together")
+    for r, values in pins.items():
+        if allowed and allowed.get(r, problem.task.sizes[r]) < problem.task.sizes[r]:
+            raise BackendError("restricted images and supervised values do not go together")
+    owners = _order(_owners(problem, allowed, pins), parts)
+    search = _Search(parts, owners, deadline)
+    return search.start(), search.nodes
+
+
+def applies(problem) -> bool:
+    return (problem.inference == "learned" and problem.map_class in ("disentangled", "shared") and not problem.parts
+            and (problem.support.listed or problem.support.exhaustive))
+
+
+class Kernels(Counter):
+    name = "kernels"
+    inferences = ("learned",)
+    scope = "kernels counts learned heads (inference='learned') under disentangled and shared"
+
+    def applies(self, problem) -> bool:
+        return applies(problem)
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        self.require(problem)
+        rows = problem.support.length if problem.support.listed else problem.task.space_size
+        (total, nodes), _ = small_first(lambda d: count_kernels(problem, deadline=d), rows, self.name, options,
+                                        "raise timeout= or name backend=ganak")
+        return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
+
+
+BACKEND = Kernels()
