@@ -224,6 +224,8 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
         return ("closed-form",)
     if problem.inference == "learned:linear":
         return ("separable",)
+    if problem.inference == "learned" and COUNTERS["kernels"].applies(problem):
+        return ("kernels", "ganak") if COUNTERS["ganak"].unavailable() is None else ("kernels",)
     if problem.inference != "knowledge" or problem.parts:  # SDD compiles the pairs of a class that moves concepts slowly
         order = ("sdd", "ganak", "enumerate") if problem.map_class in ("disentangled", "shared") else \
             ("ganak", "enumerate", "sdd")
@@ -258,6 +260,7 @@ def _generic_reason(problem: Problem, names: tuple, approx: bool) -> str:
                      "linear program",
         "several": "several tasks: the generic counters on the CNF where each row keeps its own task's labels",
         "learned": "a learned head: the generic counters on the CNF of 'no two labels share a prediction'",
+        "kernels": "a learned head under a disentangled class: a search over which values each value map merges",
         "clauses": "a sampled support and knowledge that is one CNF over booleans",
         "search": "a sampled support: a search over the entries of the maps",
         "modules": "a sampled support and knowledge with modules",

@@ -84,8 +84,14 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
         from .counters.symmetry.closedform import learned_joint
         return learned_joint(problem, images=math.prod(fixed))
     from .counters import COUNTERS
-    from .counters.base import Options
+    from .counters.base import Deadline, Options
     from .encoding import encode
+    if COUNTERS["kernels"].applies(problem):
+        from .counters.generic.kernels import count_kernels
+        index = {name: o for o, (name, _) in enumerate(owners(problem))}
+        task = problem.task
+        allowed = {r: fixed[index[task.concepts[r].name]] for r in {problem.representative(i) for i in range(task.k)}}
+        return count_kernels(problem, allowed, Deadline(timeout, "kernels"))[0]
     enc = encode(problem)
     index = {name: o for o, (name, _) in enumerate(owners(problem))}
     names = [c.name for c in problem.task.concepts]

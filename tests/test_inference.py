@@ -82,6 +82,7 @@ def test_every_backend_matches_the_pair_oracle(seed, cls):
         assert rscount.count_problem(problem, "ganak").count == expected, problem.describe()
     if cls in ("disentangled", "shared"):  # SDD compiles the pairs of the classes that move concepts slowly
         assert rscount.count_problem(problem, "sdd").count == expected, problem.describe()
+        assert rscount.count_problem(problem, "kernels").count == expected, problem.describe()
 
 
 @pytest.mark.parametrize("seed", tiered(range(60), 4))

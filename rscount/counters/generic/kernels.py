@@ -474,7 +474,7 @@ def _layout(problem) -> tuple:
     task = problem.task
     sup = problem.supervision
     pins: dict = {}
-    if problem.support.exhaustive:
+    if problem.support.exhaustive and not (sup.vectors and problem.support.listed):
         if sup.vectors:
             raise BackendError("kernels takes vector supervision on a listed support only; name backend=ganak")
         for i, u in sup.concepts:
@@ -520,7 +520,7 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None) -> tuple:
 
 def applies(problem) -> bool:
     return (problem.inference == "learned" and problem.map_class in ("disentangled", "shared") and not problem.parts
-            and (problem.support.listed or problem.support.exhaustive))
+            and (problem.support.listed or (problem.support.exhaustive and not problem.supervision.vectors)))
 
 
 class Kernels(Counter):
