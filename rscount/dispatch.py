@@ -142,9 +142,10 @@ def _several(problem: Problem, backend: str | None, exact: bool | None, approx: 
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,
                  approx: bool = False) -> Step:
     """The last step of a plan: the named backend, or the generic counters that fit (checked to be usable)."""
-    if backend is None and not problem.support.listed:
+    unlisted = backend is None and not problem.support.listed
+    if unlisted and not (problem.inference == "learned" and not approx and COUNTERS["kernels"].applies(problem)):
         problem.support.vectors  # raises, saying what to count instead
-    generic = (backend,) if backend else generic_counters(problem, exact, approx)
+    generic = (backend,) if backend else ("kernels",) if unlisted else generic_counters(problem, exact, approx)
     if approx and backend is None:
         generic = generic[-1:]  # the estimate counter, where it applies, is a step above
     for name in generic:

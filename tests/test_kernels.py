@@ -101,3 +101,11 @@ def test_the_plan_counts_a_learned_head_with_kernels_in_the_race():
     plan = rscount.dispatch.plan(rscount.make_problem("mnadd-half", map_class="disentangled", inference="learned"))
     assert "kernels" in plan.steps[-1].counters
     assert rscount.count("mnadd-half", map_class="disentangled", inference="learned").count == 2215200
+
+
+@pytest.mark.parametrize("params", [dict(objects=2, colors=3, samples=30),
+                                    dict(objects=2, colors=4, samples=40, mode="disjoint")])
+@pytest.mark.parametrize("cls", ["disentangled", "shared"])
+def test_concon_scenes_match_ganak(params, cls):
+    problem = rscount.make_problem("concon-t2", params=params, map_class=cls, inference="learned")
+    assert count_kernels(problem)[0] == _cnf_count(problem)

@@ -186,8 +186,9 @@ class _Search:
         if len(values) > MAX_VALUES:
             raise BackendError(f"kernels searches value maps of at most {MAX_VALUES} values shown on the support, "
                                f"not {len(values)}; name backend=ganak")
-        if depth == len(self.owners) - 1 and len(owner.concepts) == 1:
-            out = self._last(owner, values, state)
+        if depth == len(self.owners) - 1:
+            out = self._last(owner, values, state) if len(owner.concepts) == 1 else \
+                self._last_shared(owner, values, state)
         else:
             out = 0
             conflicts = self._pairs(state, owner, self.owners[depth + 1:])
@@ -298,6 +299,51 @@ class _Search:
             colourings *= self.colourings[key]
         outside = owner.size - len(values) - (len(owner.pinned) - len(pins))
         return colourings // _falling(m, len(pins)) * m ** outside
+
+
+    def _classes(self, n: int, entry) -> tuple:
+        """A part's alive classes as tuples of row indices, whichever way the state holds them."""
+        if not self._big(entry):
+            return entry
+        if self.lists[n] is None:
+            self.lists[n] = (self.parts[n].rows.tolist(), self.parts[n].labels.tolist())
+        classes: dict = {}
+        for r, i in zip(entry[0].tolist(), entry[1].tolist()):
+            classes.setdefault(i, []).append(r)
+        return tuple(tuple(c) for c in classes.values())
+
+    def _last_shared(self, owner: _Owner, values: list, state) -> int:
+        """The last value map when it reads several concepts: two rows of different labels in one alive class
+        stay merged exactly when it merges each pair of values they show; the partitions of its shown values
+        that merge no such set of pairs in full, weighted."""
+        sets: set = set()
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            cols = [c for c in owner.concepts if c in p.concepts]
+            for cl in self._classes(n, entry):
+                rows, labels = self.lists[n]
+                shown: dict = {}
+                for r in cl:
+                    shown.setdefault(tuple(rows[r][c] for c in cols), set()).add(labels[r])
+                if any(len(ys) > 1 for ys in shown.values()):
+                    return 0
+                items = list(shown.items())
+                for a, (x, yx) in enumerate(items):
+                    for z, yz in items[a + 1:]:
+                        if yx != yz:
+                            sets.add(frozenset((min(u, w), max(u, w)) for u, w in zip(x, z) if u != w))
+        if frozenset() in sets:
+            return 0
+        edges = {next(iter(pair)) for pair in sets if len(pair) == 1}
+        others = [pair for pair in sets if len(pair) > 1 and not pair & edges]
+        pins_inside = sum(1 for v in values if v in owner.pinned)
+        out = 0
+        for n, blocks in enumerate(_partitions(values, edges, owner.pinned)):
+            if n % 1024 == 1023 and self.deadline is not None:
+                self.deadline.check()
+            if any(all(blocks[u] == blocks[w] for u, w in pair) for pair in others):
+                continue
+            out += owner.weight(values, max(blocks.values()) + 1 if blocks else 0, pins_inside)
+        return out
 
 
 def _split_pairs(seen: dict):
@@ -454,12 +500,13 @@ def _owners(problem, allowed: dict | None, pins: dict) -> list:
     return out
 
 
-def _order(owners: list, parts: list) -> list:
-    """Value maps with few shown values first; the one with most shown values last (its chromatic sum is
-    cheapest), among those reading one concept."""
+def _order(owners: list, parts: list, read: set) -> list:
+    """Value maps the labels read first (once they are settled, rows of one class mostly share a label), few
+    shown values before many; the last one reads one concept and shows the most values (its chromatic sum
+    is cheapest)."""
     def shown(o):
         return len({int(v) for p in parts for c in o.concepts if c in p.concepts for v in np.unique(p.rows[:, c])})
-    ranked = sorted(owners, key=lambda o: (shown(o), len(o.concepts), o.concepts[0]))
+    ranked = sorted(owners, key=lambda o: (not set(o.concepts) & read, shown(o), len(o.concepts), o.concepts[0]))
     singles = [o for o in ranked if len(o.concepts) == 1]
     if singles and ranked[-1] is not singles[-1]:
         ranked.remove(singles[-1])
@@ -513,7 +560,10 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None) -> tuple:
     for r, values in pins.items():
         if allowed and allowed.get(r, problem.task.sizes[r]) < problem.task.sizes[r]:
             raise BackendError("restricted images and supervised values do not go together")
-    owners = _order(_owners(problem, allowed, pins), parts)
+    from ...logic import variables
+    task = problem.task
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    owners = _order(_owners(problem, allowed, pins), parts, read)
     search = _Search(parts, owners, deadline)
     return search.start(), search.nodes
 
