@@ -250,7 +250,7 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding,
         notes=tuple(notes) + tally.notes, warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None),
-        _renamed=_renamer(problem, tally.count) if problem.inference == "learned" and tally.exact else None)
+        _renamed=_renamer(problem, tally.count) if problem.inference != "knowledge" and tally.exact else None)
 
 
 def _renamer(problem: Problem, count: int):

@@ -61,8 +61,8 @@ def up_to_renaming(problem: Problem, count: int, timeout: float | None = None) -
     Raises BackendError when concept supervision names the values (no renaming keeps it) or when more than
     MAX_TERMS restricted counts would be needed.
     """
-    if problem.inference != "learned":
-        raise BackendError("counts up to renaming are for a learned head (inference='learned')")
+    if problem.inference not in ("learned", "learned:linear"):
+        raise BackendError("counts up to renaming are for a learned head (inference='learned' or 'learned:linear')")
     if problem.supervision:
         raise BackendError("concept supervision names the predicted values, so no renaming keeps it")
     sizes = [n for _, n in owners(problem)]
@@ -86,7 +86,7 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     from .counters import COUNTERS
     from .counters.base import Deadline, Options
     from .encoding import encode
-    if COUNTERS["kernels"].applies(problem):
+    if problem.inference == "learned" and COUNTERS["kernels"].applies(problem):
         from .counters.generic.kernels import count_kernels
         index = {name: o for o, (name, _) in enumerate(owners(problem))}
         task = problem.task
@@ -97,6 +97,8 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     names = [c.name for c in problem.task.concepts]
     units = [(-var,) for var, (i, v, _, _) in enc.alpha_keys.items() if v >= fixed[index[names[i]]]]
     restricted = dataclasses.replace(enc, clauses=enc.clauses + units, constraints=enc.constraints + units)
+    if problem.inference == "learned:linear":  # a renaming permutes the one-hot inputs: a linear head follows it
+        return sum(1 for _ in COUNTERS["separable"].maps(problem, restricted, Deadline(timeout, "separable")))
     order = ("sdd", "ganak") if problem.map_class in ("disentangled", "shared") else ("ganak", "sdd")
     name = next((n for n in order if COUNTERS[n].unavailable() is None), None)
     if name is None:

@@ -142,7 +142,7 @@ class CountResult:
         from .errors import BackendError
         if self._renamed is None:
             raise BackendError("counts up to renaming are for an exact count under a learned head "
-                               "(inference='learned')")
+                               "(inference='learned' or 'learned:linear')")
         return self._renamed(timeout)
 
     def maps(self, limit: int | None = 10, timeout: float | None = None) -> Iterator:

@@ -305,5 +305,34 @@ def test_linear_head_cannot_fit_xor():
     r = rscount.count("xor3", inference="learned:linear")
     assert r.count == 0 and not r.intended and r.rs_count == 0
     assert rscount.count("and3", inference="learned:linear").count == rscount.count("and3", inference="learned").count
-    with pytest.raises(rscount.RscountError, match="not learned:linear yet"):
-        rscount.audit("and3", inference="learned:linear")
+    with pytest.raises(rscount.RscountError, match="not joint"):
+        rscount.audit("and3", map_class="joint", inference="learned:linear")
+
+
+@pytest.mark.parametrize("map_class", ["complete", "disentangled", "shared"])
+@pytest.mark.parametrize("seed", tiered(range(8), 3))
+def test_linear_head_orbits_match_the_listed_orbits(map_class, seed):
+    import dataclasses
+    import random
+
+    from randomtasks import random_cnf_task
+    from rscount.counters.generic.bruteforce import number_of_candidates
+    rng = random.Random(seed)
+    task = random_cnf_task(rng, rng.randint(2, 3))
+    space = rscount.support.grid(task.sizes).tolist()
+    problem = rscount.make_problem(task, map_class=map_class, support=rng.sample(space, rng.randint(2, len(space))),
+                                   inference="learned:linear")
+    if number_of_candidates(problem) > 20_000:
+        pytest.skip("too many maps to list")
+    result = rscount.count_problem(problem)
+    assert result.up_to_renaming() == _orbits(dataclasses.replace(problem))
+
+
+def test_the_audit_of_a_linear_head():
+    a = rscount.audit("and3", map_class="disentangled", inference="learned:linear")
+    assert a.result.count == 8
+    assert a.supervise_concepts.count == 1 and a.supervise_concepts.reaches_one  # every concept supervised: the identity alone
+    xor = rscount.audit("xor3", map_class="disentangled", inference="learned:linear")
+    assert xor.result.count == 0 and not xor.supervise_values.reaches_one
+    assert "not among the counted ones" in xor.supervise_values.method
+    assert "not proposed under a linear head" in str(xor)

@@ -41,9 +41,9 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
     curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
     from ..execute import count_problem
-    if problem.inference == "learned:linear":
-        raise EncodingError("the audit reads inference knowledge or learned, not learned:linear yet; audit with "
-                            "inference learned (any head), which holds every linear head's maps")
+    if problem.inference == "learned:linear" and problem.map_class == "joint":
+        raise EncodingError("a linear head is counted for the classes with value maps, not joint; audit the "
+                            "joint class with inference learned")
     start = time.monotonic()
 
     def left(share: float) -> float | None:
@@ -61,7 +61,9 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     concepts = supervision_fix(problem, result.count, maps, by="concept", seconds=left(0.25))
     say("audit: supervision done; looking for data")
     several = bool(problem.parts)  # rows of several tasks: new data and fewer labels belong to one task
-    data = None if several else data_fix(problem, result.count, maps, seconds=left(0.3))
+    # new data and a linear head: whether a map survives asks a linear program, not a rule per vector
+    linear = problem.inference == "learned:linear"
+    data = None if several or linear else data_fix(problem, result.count, maps, seconds=left(0.3))
     say("audit: counting the other map classes and label subsets")
     classes = class_counts(problem, left(0.1), known=result)
     labels = [] if several else label_subsets(problem, left(0.2))

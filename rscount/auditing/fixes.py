@@ -135,9 +135,12 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
         return _parts_fix(problem, parts, by, seconds)
     start = time.monotonic()
     items = _items(problem, by)
+    ident = identity(problem)
+    if maps is not None and ident not in maps:  # a restricted head (learned:linear) that cannot fit the intended map
+        return SupervisionFix((), None, True, False, "the intended map is not among the counted ones: "
+                              "supervision only removes maps, it cannot make the intended one fit", False)
     if count == 1:
         return SupervisionFix((), 1, True, True, "the count is already 1", True)
-    ident = identity(problem)
     if maps is not None:
         shortcuts = [m for m in maps if m != ident]
         sets = _kill_sets(problem, shortcuts, items)

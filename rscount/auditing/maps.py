@@ -92,7 +92,7 @@ def kills(m: ConceptMap, problem: Problem, vectors: np.ndarray, labels: np.ndarr
     bad = (out < 0).any(axis=1)
     ok = ~bad
     wrong = np.zeros(len(vectors), dtype=bool)
-    if ok.any() and problem.inference == "learned":
+    if ok.any() and problem.inference != "knowledge":  # a linear head also needs this (and separability)
         seen: dict = {}
         for p, y in zip(map(tuple, apply_map(m, problem.support.vectors).tolist()),
                         map(tuple, problem.labels.tolist())):

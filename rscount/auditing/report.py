@@ -39,6 +39,8 @@ class Audit:
     @property
     def identifiable(self) -> list:
         """Names of the concepts no optimal map confuses."""
+        if self.result.exact and self.result.count == 0:  # no map fits (a restricted head): nothing to identify
+            return []
         return [c.name for c in self.relation.concepts if c.identifiable]
 
     def to_dict(self) -> dict:
@@ -95,12 +97,15 @@ class Audit:
         r = self.result
         lines = [f"task          {r.task}", f"support       {r.support} ({r.support_size} vectors)",
                  f"map class     {r.map_class}", f"supervision   {r.supervision}"]
-        if r.inference != "knowledge":
+        if r.inference == "learned:linear":
+            lines.append(f"inference     {r.inference} (a linear head over the one-hot concepts, as a CBM's)")
+        elif r.inference != "knowledge":
             lines.append(f"inference     {r.inference} (a model that learns its label head: CBM, Semantic Loss)")
         lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)")]
         lines += r._several_lines()
         lines += [
-                 f"identifiable  {', '.join(self.identifiable) or 'none'}",
+                 f"identifiable  {', '.join(self.identifiable) or 'none'}"
+                 + (" (no map of the class fits these labels with this head)" if r.exact and r.count == 0 else ""),
                  f"relation      {self.relation.method}" + ("" if self.relation.weighted else
                                                             " (existence only: cells show 'x', not map counts)")]
         lines += [f"note          {n}" for n in self.relation.notes]
@@ -110,7 +115,7 @@ class Audit:
             if c.identifiable:
                 continue
             lines += ["", f"  {c.name}"] + ["    " + line for line in _matrix_text(c)]
-        safe = [c.name for c in self.relation.concepts if c.identifiable]
+        safe = self.identifiable
         if safe:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
         lines += ["", "Cheapest fixes (each count computed by the counters)"]
@@ -131,6 +136,9 @@ class Audit:
             shown = "; ".join(f"+({','.join(map(str, v))}) -> {format_count(c)}" for v, c in zip(d.vectors, d.counts))
             lines.append(f"  add data           {shown or '(nothing to add)'}")
             lines.append(f"                     {d.note}")
+        elif r.inference == "learned:linear":
+            lines.append("  add data           not proposed under a linear head (whether a map survives a new vector "
+                         "asks a linear program; count a candidate support with --support)")
         classes = ", ".join(f"{k} {format_count(v[0]) if v[0] is not None else 'n/a'}"
                             for k, v in self.classes.items())
         lines.append(f"  extractor / class  {classes}")
