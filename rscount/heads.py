@@ -86,6 +86,10 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     from .counters import COUNTERS
     from .counters.base import Deadline, Options
     from .encoding import encode
+    if problem.inference == "learned" and problem.map_class in ("complete", "permutation") and \
+            COUNTERS["kernels"].applies(problem):
+        from .counters.generic.kernels import count_moved
+        return count_moved(problem, list(fixed), Deadline(timeout, "kernels"))[0]
     if problem.inference == "learned" and COUNTERS["kernels"].applies(problem):
         from .counters.generic.kernels import count_kernels
         index = {name: o for o, (name, _) in enumerate(owners(problem))}

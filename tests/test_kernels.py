@@ -13,14 +13,14 @@ from tiers import tiered
 import rscount
 from rscount.counters import COUNTERS
 from rscount.counters.base import Options
-from rscount.counters.generic.kernels import _colour, count_kernels
+from rscount.counters.generic.kernels import _colour, count_kernels, count_moved
 from rscount.encoding import encode
 from rscount.support import Support
 
 
-def _task(rng: random.Random):
-    k = rng.randint(2, 4)
-    sizes = [rng.randint(2, 4) for _ in range(k)]
+def _task(rng: random.Random, small: bool = False):
+    k = rng.randint(2, 3 if small else 4)
+    sizes = [rng.randint(2, 3 if small else 4) for _ in range(k)]
     concepts = {f"c{i + 1}": f"0..{s - 1}" for i, s in enumerate(sizes)}
     names = list(concepts)
     if k >= 3 and rng.random() < 0.4:  # two labels over disjoint concepts: label parts on an exhaustive grid
@@ -36,13 +36,13 @@ def _task(rng: random.Random):
     return rscount.task_from_spec({"name": "rk", "concepts": concepts, "labels": labels, "groups": groups})
 
 
-def _problem(seed: int, cls: str):
+def _problem(seed: int, cls: str, small: bool = False):
     rng = random.Random(seed)
-    task = _task(rng)
+    task = _task(rng, small)
     problem = rscount.make_problem(task, map_class=cls, inference="learned")
     if rng.random() < 0.6:  # a listed support: a random subset of the vectors
         space = rscount.support.exhaustive(task).vectors
-        keep = sorted(rng.sample(range(len(space)), rng.randint(2, min(len(space), 24))))
+        keep = sorted(rng.sample(range(len(space)), rng.randint(2, min(len(space), 12 if small else 24))))
         problem = dataclasses.replace(problem, support=Support(np.asarray(space[keep]), "random rows"))
     if rng.random() < 0.4:
         i = rng.randrange(task.k)
@@ -65,6 +65,15 @@ def _cnf_count(problem, restrict=None) -> int:
 def test_kernels_match_ganak(seed, cls):
     problem = _problem(seed, cls)
     assert count_kernels(problem)[0] == _cnf_count(problem), problem.describe()
+
+
+@pytest.mark.parametrize("seed", tiered(range(40), 6))
+@pytest.mark.parametrize("cls", ["complete", "permutation"])
+def test_bijections_of_concepts_match_ganak(seed, cls):
+    problem = dataclasses.replace(_problem(seed, cls, small=True), supervision=rscount.problem.Supervision())
+    assert count_moved(problem)[0] == _cnf_count(problem), problem.describe()
+    images = [random.Random(seed).randint(1, d) for d in problem.task.sizes]  # the orbit counts' restriction
+    assert count_moved(problem, images)[0] == _cnf_count(problem, dict(enumerate(images))), (problem.describe(), images)
 
 
 @pytest.mark.parametrize("seed", tiered(range(60), 6))

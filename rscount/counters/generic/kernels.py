@@ -551,15 +551,12 @@ def _layout(problem) -> tuple:
     return [_Part(rows, np.asarray(ids, dtype=np.int64), range(task.k))], pins
 
 
-def count_kernels(problem, allowed: dict | None = None, deadline=None) -> tuple:
+def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: tuple | None = None) -> tuple:
     """(count, search nodes) of a learned-head ``problem`` under disentangled or shared; ``allowed`` maps a
-    value map's representative concept to how many of its first values it may predict (orbit counting)."""
-    parts, pins = _layout(problem)
-    if allowed and pins:
+    value map's representative concept to how many images it may use (orbit counting; moved concepts)."""
+    parts, pins = layout if layout is not None else _layout(problem)
+    if pins and allowed and any(allowed.get(r, problem.task.sizes[r]) != problem.task.sizes[r] for r in pins):
         raise BackendError("restricted images and supervised values do not go together")
-    for r, values in pins.items():
-        if allowed and allowed.get(r, problem.task.sizes[r]) < problem.task.sizes[r]:
-            raise BackendError("restricted images and supervised values do not go together")
     from ...logic import variables
     task = problem.task
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
@@ -568,15 +565,69 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None) -> tuple:
     return search.start(), search.nodes
 
 
+MAX_ASSIGNMENTS = 5000  # distinct image sizes a bijection of concepts can give (complete / permutation)
+
+
+def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
+    """(count, search nodes) under complete or permutation: on a non-empty support a map sends each concept
+    onto its own predicted concept (a bijection pi) with a value map f_i into pi(i)'s values, and two vectors
+    share a prediction exactly when every f_i merges their values, whatever pi is. So the count is a sum over
+    bijections of the disentangled kernel count with f_i's images limited to ``images[pi(i)]`` (the predicted
+    concept's values, or its first few for orbit counting), bijections giving the same limits counted once."""
+    import dataclasses
+    task = problem.task
+    flat = dataclasses.replace(problem, map_class="disentangled")
+    images = list(task.sizes) if images is None else list(images)
+    layout = _layout(flat)
+    mult = math.prod(math.factorial(images.count(x)) for x in set(images))
+    total, nodes = 0, 0
+    for n, vector in enumerate(_arrangements(images)):
+        if n >= MAX_ASSIGNMENTS:
+            raise BackendError(f"more than {MAX_ASSIGNMENTS} ways to give the concepts their predicted "
+                               f"concepts' sizes; name backend=ganak")
+        count, visited = count_kernels(flat, dict(enumerate(vector)), deadline, layout)
+        total += mult * count
+        nodes += visited
+    return total, nodes
+
+
+def _arrangements(items: list):
+    """The distinct orderings of a multiset."""
+    counts: dict = {}
+    for x in items:
+        counts[x] = counts.get(x, 0) + 1
+    keys = sorted(counts)
+    out: list = []
+
+    def place():
+        if len(out) == len(items):
+            yield tuple(out)
+            return
+        for x in keys:
+            if counts[x]:
+                counts[x] -= 1
+                out.append(x)
+                yield from place()
+                out.pop()
+                counts[x] += 1
+
+    yield from place()
+
+
 def applies(problem) -> bool:
-    return (problem.inference == "learned" and problem.map_class in ("disentangled", "shared") and not problem.parts
-            and (problem.support.listed or (problem.support.exhaustive and not problem.supervision.vectors)))
+    listed = problem.support.listed or (problem.support.exhaustive and not problem.supervision.vectors)
+    if problem.inference != "learned" or problem.parts or not listed:
+        return False
+    if problem.map_class in ("complete", "permutation"):  # the bijection may move supervised concepts: not here
+        return not problem.supervision and problem.support.length > 0
+    return problem.map_class in ("disentangled", "shared")
 
 
 class Kernels(Counter):
     name = "kernels"
     inferences = ("learned",)
-    scope = "kernels counts learned heads (inference='learned') under disentangled and shared"
+    scope = ("kernels counts learned heads (inference='learned') under disentangled and shared, and under complete "
+             "and permutation without supervision")
 
     def applies(self, problem) -> bool:
         return applies(problem)
@@ -584,7 +635,8 @@ class Kernels(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         self.require(problem)
         rows = problem.support.length if problem.support.listed else problem.task.space_size
-        (total, nodes), _ = small_first(lambda d: count_kernels(problem, deadline=d), rows, self.name, options,
+        fn = count_moved if problem.map_class in ("complete", "permutation") else count_kernels
+        (total, nodes), _ = small_first(lambda d: fn(problem, deadline=d), rows, self.name, options,
                                         "raise timeout= or name backend=ganak")
         return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
 
