@@ -7,6 +7,7 @@ A joint map sends each support vector g to any vector with the same label
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter as Multiset
 
 import numpy as np
@@ -35,7 +36,11 @@ def _targets(problem, grid, labels, row, g):
     return mask
 
 
-def learned_joint(problem, images: int | None = None) -> int:
+MAX_BITS = 1 << 27  # a joint count past this many bits (16 MB) is refused: N^(N - |S|) alone can be that large
+MAX_LEARNED_CLASS = 5000  # support vectors of one label the learned-head closed form takes (S(n, k) for k <= n)
+
+
+def learned_joint(problem, images: int | None = None, deadline=None) -> int:
     """Joint maps under a learned head: support vectors with different labels get disjoint sets of images.
 
     With label classes of n_1..n_m support vectors, choosing k_c images for class c and sending its vectors
@@ -49,28 +54,34 @@ def learned_joint(problem, images: int | None = None) -> int:
     n = problem.task.space_size
     m = n if images is None else images
     classes = Multiset(map(tuple, problem.labels.tolist())).values()
+    if max(classes, default=0) > MAX_LEARNED_CLASS:
+        raise BackendError(f"the learned-head joint count sums Stirling numbers S(n, k) over label classes of up "
+                           f"to {max(classes):,} support vectors (limit {MAX_LEARNED_CLASS:,}); count a smaller "
+                           f"support (subsample=N, support=by-label:N)")
     ways = {0: 1}  # images used so far -> ways, before choosing which images they are
     for size in classes:
-        row = _stirling_row(size)
+        row = _stirling_row(size, deadline)
         step: dict = {}
         for used, w in ways.items():
+            if deadline is not None:
+                deadline.check()
             for k in range(1, size + 1):
                 if used + k <= m:
                     step[used + k] = step.get(used + k, 0) + w * row[k]
         ways = step
-    total = 0
-    for used, w in ways.items():
-        falling = 1
-        for t in range(used):
-            falling *= m - t
-        total += w * falling
+    total, falling = 0, 1
+    for used in range(max(ways, default=0) + 1):  # falling = m (m - 1) .. (m - used + 1), grown one factor a step
+        total += ways.get(used, 0) * falling
+        falling *= m - used
     return total * m ** (n - problem.support.length)
 
 
-def _stirling_row(n: int) -> list:
+def _stirling_row(n: int, deadline=None) -> list:
     """S(n, k) for k = 0..n: ways to split n things into k unlabelled non-empty blocks."""
     row = [1]
     for m in range(1, n + 1):
+        if deadline is not None and m % 64 == 0:
+            deadline.check()
         row = [0] + [row[k - 1] + k * (row[k] if k < len(row) else 0) for k in range(1, m + 1)]
     return row
 
@@ -84,8 +95,15 @@ class ClosedForm(Counter):
         if problem.map_class != "joint":
             raise BackendError(f"closed-form counts the joint class only, not {problem.map_class!r}; "
                                f"use map_class=joint, or exact=True for {problem.map_class}")
+        n = problem.task.space_size
+        bits = n * math.log2(max(n, 2))  # the count is at most N^N
+        if bits > MAX_BITS and (n - problem.support.length) * math.log2(n) > MAX_BITS:
+            raise BackendError(f"the joint count over {n:,} concept vectors is a number of about "
+                               f"{int((n - problem.support.length) * math.log10(n)):,} decimal digits (vectors off "
+                               f"the support go anywhere: N^(N - |S|) alone); choose another map class")
         if problem.inference == "learned":
-            return Tally(learned_joint(problem))
+            return Tally(learned_joint(problem, deadline=options.deadline(self.name, "raise timeout= or count a "
+                                                                                      "smaller support")))
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision and not problem.parts:
