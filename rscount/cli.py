@@ -550,7 +550,7 @@ RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learne
 
 def _renamed(result, timeout: float | None):
     """(count up to renaming or None, why not) for a learned-head count; None for other counts."""
-    if result.inference != "learned" or not result.exact:
+    if result.inference == "knowledge" or not result.exact:
         return None
     budget = RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
     try:
