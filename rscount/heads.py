@@ -86,7 +86,7 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     from .counters import COUNTERS
     from .counters.base import Deadline, Options
     from .encoding import encode
-    if problem.inference == "learned" and problem.map_class in ("complete", "permutation") and \
+    if problem.inference == "learned" and problem.map_class in ("free", "complete", "permutation") and \
             COUNTERS["kernels"].applies(problem):
         from .counters.generic.kernels import count_moved
         return count_moved(problem, list(fixed), Deadline(timeout, "kernels"))[0]

@@ -118,3 +118,11 @@ def test_the_plan_counts_a_learned_head_with_kernels_in_the_race():
 def test_concon_scenes_match_ganak(params, cls):
     problem = rscount.make_problem("concon-t2", params=params, map_class=cls, inference="learned")
     assert count_kernels(problem)[0] == _cnf_count(problem)
+
+
+@pytest.mark.parametrize("seed", tiered(range(30), 4))
+def test_free_maps_on_every_vector_are_the_complete_ones(seed):
+    task = _task(random.Random(seed), small=True)
+    problem = rscount.make_problem(task, map_class="free", inference="learned")
+    complete = dataclasses.replace(problem, map_class="complete")
+    assert count_moved(problem)[0] == _cnf_count(problem) == _cnf_count(complete), problem.describe()

@@ -569,7 +569,9 @@ MAX_ASSIGNMENTS = 5000  # distinct image sizes a bijection of concepts can give 
 
 
 def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
-    """(count, search nodes) under complete or permutation: on a non-empty support a map sends each concept
+    """(count, search nodes) under complete or permutation, and free on the exhaustive support: there a
+    predicted concept that must come out one-hot on every vector reads all values of one concept, so the free
+    maps are the complete ones. On a non-empty support a complete map sends each concept
     onto its own predicted concept (a bijection pi) with a value map f_i into pi(i)'s values, and two vectors
     share a prediction exactly when every f_i merges their values, whatever pi is. So the count is a sum over
     bijections of the disentangled kernel count with f_i's images limited to ``images[pi(i)]`` (the predicted
@@ -620,14 +622,16 @@ def applies(problem) -> bool:
         return False
     if problem.map_class in ("complete", "permutation"):  # the bijection may move supervised concepts: not here
         return not problem.supervision and problem.support.length > 0
+    if problem.map_class == "free":  # on every vector a predicted concept must read all of one concept's values
+        return not problem.supervision and problem.support.exhaustive
     return problem.map_class in ("disentangled", "shared")
 
 
 class Kernels(Counter):
     name = "kernels"
     inferences = ("learned",)
-    scope = ("kernels counts learned heads (inference='learned') under disentangled and shared, and under complete "
-             "and permutation without supervision")
+    scope = ("kernels counts learned heads (inference='learned') under disentangled and shared, under complete "
+             "and permutation without supervision, and under free on the exhaustive support without supervision")
 
     def applies(self, problem) -> bool:
         return applies(problem)
@@ -635,7 +639,7 @@ class Kernels(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         self.require(problem)
         rows = problem.support.length if problem.support.listed else problem.task.space_size
-        fn = count_moved if problem.map_class in ("complete", "permutation") else count_kernels
+        fn = count_moved if problem.map_class in ("free", "complete", "permutation") else count_kernels
         (total, nodes), _ = small_first(lambda d: fn(problem, deadline=d), rows, self.name, options,
                                         "raise timeout= or name backend=ganak")
         return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
