@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 
@@ -13,11 +14,18 @@ from rscount.problem import MAP_CLASSES
 from rscount.tasks import task_names
 
 
+def _shown(count: int):
+    """The count, or its order of magnitude where it has more digits than JSON should carry."""
+    if count.bit_length() <= 200:
+        return count
+    return f"~10^{int(count.bit_length() * math.log10(2))}"
+
+
 def one(task: str, cls: str, inference: str, timeout: float) -> dict:
     start = time.perf_counter()
     try:
         r = rscount.count(task, map_class=cls, inference=inference, timeout=timeout)
-        out = {"count": r.count, "exact": r.exact, "backend": r.backend}
+        out = {"count": _shown(r.count), "exact": r.exact, "backend": r.backend}
     except rscount.RscountError as exc:
         out = {"error": type(exc).__name__, "why": str(exc).split(";")[0][:160]}
     return dict(out, seconds=round(time.perf_counter() - start, 3))
