@@ -31,6 +31,7 @@ from ...errors import BackendError, CountTimeout
 from ...logic import Const, Op, Var, variables
 from ...result import Tally
 from ...support import distinct, row_codes
+from ...unions import Unions
 from ..base import Counter, Deadline, Options, small_first
 
 CLASSES = ("disentangled", "shared")
@@ -323,25 +324,18 @@ def _constraints(system, domain: list, deadline: Deadline) -> tuple:
 
 def _components(free: list, constraints: list) -> list:
     """Groups of free columns that constraints link, each with its constraints."""
-    parent = {c: c for c in free}
-
-    def find(c):
-        while parent[c] != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
-
+    unions = Unions(free)
     for con in constraints:
         cols = list(con.coeffs)
         for c in cols[1:]:
-            parent[find(c)] = find(cols[0])
+            unions.join(c, cols[0])
     groups: dict = {}
     for c in free:
-        groups.setdefault(find(c), ([], []))[0].append(c)
+        groups.setdefault(unions.find(c), ([], []))[0].append(c)
     closed = []
     for con in constraints:
         if con.coeffs:
-            groups[find(next(iter(con.coeffs)))][1].append(con)
+            groups[unions.find(next(iter(con.coeffs)))][1].append(con)
         else:
             closed.append(con)
     return list(groups.values()), closed

@@ -28,6 +28,7 @@ import numpy as np
 
 from ...errors import BackendError
 from ...result import Tally
+from ...unions import Unions
 from ..base import Counter, Options, small_first
 
 __all__ = ["Kernels", "count_kernels", "MAX_GRID"]
@@ -380,21 +381,11 @@ def _apart(group: np.ndarray, column: np.ndarray, labels: np.ndarray):
 def _components(values: list, edges: set) -> list:
     """The connected components of the conflict graph, each as (vertices, edges) relabelled 0..c-1 in order;
     isolated vertices as (1, ())."""
-    parent = {v: v for v in values}
-
-    def find(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
+    unions = Unions(values)
     for a, b in edges:
-        parent[find(a)] = find(b)
-    members: dict = {}
-    for v in values:
-        members.setdefault(find(v), []).append(v)
+        unions.join(a, b)
     out = []
-    for vs in members.values():
+    for vs in unions.groups():
         index = {v: i for i, v in enumerate(vs)}
         out.append((len(vs), frozenset((index[a], index[b]) for a, b in edges if a in index)))
     return out
