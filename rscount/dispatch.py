@@ -82,6 +82,12 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
+    if backend is None and problem.map_class == "free" and problem.support.exhaustive and task.space_size:
+        import dataclasses
+        return Plan(problem.describe(), (Step(
+            "as", ("complete",), "on every concept vector a predicted concept that must come out one-hot reads "
+            "all values of one concept, so the free maps are the complete ones",
+            (dataclasses.replace(problem, map_class="complete"),)),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
         import dataclasses
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
