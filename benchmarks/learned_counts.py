@@ -1,6 +1,7 @@
 """``python -m benchmarks.learned_counts [--timeout S] [--tasks A,B] [--classes C,D]``: the count under a learned
 head (inference learned) for library tasks on their default supports, in every map class, with the knowledge
-count beside it; one JSON object per line (count, backend, seconds, or why it is missing)."""
+count beside it; one JSON object per line (count, backend, seconds, or why it is missing).
+``--render FILE.jsonl`` prints those lines as the markdown table of docs/benchmarks.md."""
 from __future__ import annotations
 
 import argparse
@@ -31,12 +32,35 @@ def one(task: str, cls: str, inference: str, timeout: float) -> dict:
     return dict(out, seconds=round(time.perf_counter() - start, 3))
 
 
+def _cell(out: dict) -> str:
+    if "count" in out:
+        count = out["count"]
+        shown = f"{count:,}" if isinstance(count, int) else count
+        return f"{shown} | {out['backend']} | {out['seconds']:.2f} s"
+    return f"- | {out['why'].split(' (')[0][:70]} | {out['seconds']:.0f} s"
+
+
+def render(rows: list) -> str:
+    """The rows as a markdown table: the learned-head count, its counter and time; the knowledge count."""
+    lines = ["| task | class | count under a learned head | counter | time | count under K |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        k = r["knowledge"]
+        known = (f"{k['count']:,}" if isinstance(k["count"], int) else k["count"]) if "count" in k else "-"
+        lines.append(f"| {r['task']} | {r['map_class']} | {_cell(r['learned'])} | {known} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.learned_counts")
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--tasks", help="comma-separated library tasks (default: every one but cnf)")
     p.add_argument("--classes", help="comma-separated map classes (default: all)")
+    p.add_argument("--render", metavar="FILE.jsonl", help="print the rows of an earlier run as a markdown table")
     args = p.parse_args(argv)
+    if args.render:
+        print(render([json.loads(line) for line in open(args.render, encoding="utf-8") if line.strip()]))
+        return 0
     tasks = args.tasks.split(",") if args.tasks else [t for t in task_names() if t != "cnf"]
     classes = args.classes.split(",") if args.classes else list(MAP_CLASSES)
     for task in tasks:

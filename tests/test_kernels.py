@@ -13,7 +13,8 @@ from tiers import tiered
 import rscount
 from rscount.counters import COUNTERS
 from rscount.counters.base import Options
-from rscount.counters.generic.kernels import _colour, count_kernels, count_moved
+from rscount.counters.generic.colourings import colour
+from rscount.counters.generic.kernels import count_kernels, count_moved
 from rscount.encoding import encode
 from rscount.support import Support
 
@@ -93,7 +94,7 @@ def test_colourings_match_listing():
         n, m = rng.randint(1, 6), rng.randint(0, 4)
         edges = frozenset(e for e in itertools.combinations(range(n), 2) if rng.random() < 0.5)
         listed = sum(all(f[a] != f[b] for a, b in edges) for f in itertools.product(range(m), repeat=n))
-        assert _colour((n, edges), m) == listed
+        assert colour((n, edges), m) == listed
 
 
 @pytest.mark.slow
