@@ -187,7 +187,8 @@ class _Search:
         if len(values) > MAX_VALUES:
             raise BackendError(f"kernels searches value maps of at most {MAX_VALUES} values shown on the support, "
                                f"not {len(values)}; name backend=ganak")
-        if depth == len(self.owners) - 1:
+        small = not any(self._big(e) for e in state)  # the conflicting sets are listed in Python
+        if depth == len(self.owners) - 1 and (len(owner.concepts) == 1 or small):
             out = self._last(owner, values, state) if len(owner.concepts) == 1 else \
                 self._last_shared(owner, values, state)
         else:
