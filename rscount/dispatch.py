@@ -82,7 +82,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
-    if backend is None and problem.map_class == "free" and problem.support.exhaustive and task.space_size:
+    if backend is None and not approx and problem.map_class == "free" and problem.support.exhaustive and \
+            task.space_size:
         import dataclasses
         return Plan(problem.describe(), (Step(
             "as", ("complete",), "on every concept vector a predicted concept that must come out one-hot reads "
