@@ -150,7 +150,7 @@ def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | 
                  approx: bool = False) -> Step:
     """The last step of a plan: the named backend, or the generic counters that fit (checked to be usable)."""
     unlisted = backend is None and not problem.support.listed
-    if unlisted and not (problem.inference == "learned" and not approx and COUNTERS["kernels"].applies(problem)):
+    if unlisted and (approx or not COUNTERS["kernels"].applies(problem)):
         problem.support.vectors  # raises, saying what to count instead
     generic = (backend,) if backend else ("kernels",) if unlisted else generic_counters(problem, exact, approx)
     if approx and backend is None:
@@ -232,7 +232,7 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
         return ("closed-form",)
     if problem.inference == "learned:linear":
         return ("separable",)
-    if problem.inference == "learned" and COUNTERS["kernels"].applies(problem):
+    if COUNTERS["kernels"].applies(problem):  # learned heads only
         return ("kernels", "ganak") if COUNTERS["ganak"].unavailable() is None else ("kernels",)
     if problem.inference != "knowledge" or problem.parts:  # SDD compiles the pairs of a class that moves concepts slowly
         order = ("sdd", "ganak", "enumerate") if problem.map_class in ("disentangled", "shared") else \

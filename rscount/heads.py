@@ -86,19 +86,16 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     from .counters import COUNTERS
     from .counters.base import Deadline, Options
     from .encoding import encode
-    if problem.inference == "learned" and problem.map_class in ("free", "complete", "permutation") and \
-            COUNTERS["kernels"].applies(problem):
-        from .counters.generic.kernels import count_moved
-        return count_moved(problem, list(fixed), Deadline(timeout, "kernels"))[0]
-    if problem.inference == "learned" and COUNTERS["kernels"].applies(problem):
-        from .counters.generic.kernels import count_kernels
-        index = {name: o for o, (name, _) in enumerate(owners(problem))}
-        task = problem.task
-        allowed = {r: fixed[index[task.concepts[r].name]] for r in {problem.representative(i) for i in range(task.k)}}
-        return count_kernels(problem, allowed, Deadline(timeout, "kernels"))[0]
-    enc = encode(problem)
     index = {name: o for o, (name, _) in enumerate(owners(problem))}
     names = [c.name for c in problem.task.concepts]
+    if COUNTERS["kernels"].applies(problem):  # learned heads only
+        from .counters.generic.kernels import count_kernels, count_moved
+        deadline = Deadline(timeout, "kernels")
+        if problem.map_class in ("free", "complete", "permutation"):
+            return count_moved(problem, list(fixed), deadline)[0]
+        reps = {problem.representative(i) for i in range(problem.task.k)}
+        return count_kernels(problem, {r: fixed[index[names[r]]] for r in reps}, deadline)[0]
+    enc = encode(problem)
     units = [(-var,) for var, (i, v, _, _) in enc.alpha_keys.items() if v >= fixed[index[names[i]]]]
     restricted = dataclasses.replace(enc, clauses=enc.clauses + units, constraints=enc.constraints + units)
     if problem.inference == "learned:linear":  # a renaming permutes the one-hot inputs: a linear head follows it

@@ -134,7 +134,7 @@ class _Search:
     def _key(self, depth: int, state: tuple) -> tuple:
         out = [depth]
         for entry in state:
-            if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], np.ndarray):
+            if self._big(entry):
                 alive, ids = entry
                 first = np.unique(ids, return_index=True)[1]
                 canon = np.empty(len(first), dtype=np.int64)
