@@ -145,6 +145,8 @@ def results_row(problem, model: str, extractor: str, config: TrainConfig, record
             out[key] = sm[key]
     if any(r.get("pair_verdict") for r in records):
         out["pair_verdicts"] = [r.get("pair_verdict") for r in records]
+        out["pair_broken"] = [r.get("pair_broken") for r in records]
+        out["pair_head_read"] = [r.get("pair_head_read") for r in records]
     if supervise or concept_sup is not None:
         out["supervision"] = list(supervise) if supervise else concept_sup
     outside = [r["outside_predicted"] for r in records]

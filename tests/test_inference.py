@@ -227,29 +227,41 @@ def test_a_new_vector_kills_a_map_under_a_learned_head_when_it_meets_another_lab
 
 def test_a_trained_pair_is_read_with_its_own_head():
     import numpy as np
-    from rscount.harness.learned import learned_map
+    from rscount.harness.learned import head_on_images, learned_map
     problem = rscount.make_problem("mnadd-half", map_class="shared", inference="learned")
+    task = problem.task
     true = np.repeat(problem.support.vectors, 3, axis=0)
     rename = np.array([4, 3, 2, 1, 0])  # the extractor calls every digit d "4 - d"
     pred = rename[true]
-    task = problem.task
-    right = task.evaluate  # a model whose labels are right on every vector's examples
+    right = head_on_images(pred, task.evaluate(true))  # a head giving each image its vector's label
     pair = learned_map(problem, true, pred, head=right)
     assert pair.optimal and pair.in_class and pair.verdict == "shortcut" and pair.broken == 0
-    wrong = lambda g: task.evaluate(g) + 1  # noqa: E731  labels off by one
+    assert pair.head_read == problem.support.length
+    wrong = head_on_images(pred, task.evaluate(true) + 1)  # labels off by one
     assert learned_map(problem, true, pred, head=wrong).verdict == "not optimal"
     assert learned_map(problem, true, pred).verdict == "shortcut"  # some head fits: the renaming merges nothing
-    assert learned_map(problem, true, true, head=right).verdict == "intended"
+    assert learned_map(problem, true, true, head=head_on_images(true, task.evaluate(true))).verdict == "intended"
     collapse = np.zeros_like(true)
     assert learned_map(problem, true, collapse, head=right).verdict == "not optimal"  # one prediction, many labels
 
 
-def test_the_model_s_head_is_read_on_each_vector_s_examples():
+def test_a_misread_example_votes_for_the_vector_it_was_seen_as():
     import numpy as np
-    from rscount.harness.train import labels_by_vector
-    true = np.array([[0, 1], [0, 1], [0, 1], [2, 2]])
-    label_pred = np.array([[1], [1], [3], [4]])
-    assert labels_by_vector(true, label_pred)(np.array([[2, 2], [0, 1]])).tolist() == [[4], [1]]
+    from rscount.harness.learned import head_on_images, learned_map
+    problem = rscount.make_problem("mnadd-half", map_class="shared", inference="learned")
+    task = problem.task
+    true = np.repeat(problem.support.vectors, 3, axis=0)
+    pred, labels = true.copy(), task.evaluate(true)
+    pred[0] = (pred[0] + 1) % 5  # one example misread: its label is the head's answer on what it was seen as
+    labels[0] = task.evaluate(pred[:1])[0]
+    pair = learned_map(problem, true, pred, head=head_on_images(pred, labels))
+    assert pair.verdict == "intended" and pair.broken == 0  # the per-concept map and the head on its images
+    given, read = head_on_images(np.array([[0, 1], [0, 1], [0, 1], [2, 2]]), np.array([[1], [1], [3], [4]]))(
+        np.array([[2, 2], [0, 1], [1, 1]]))
+    assert given[:2].tolist() == [[4], [1]] and read.tolist() == [True, True, False]
+    unseen = head_on_images(pred[3:], labels[3:])  # the head never seen on the first vector's image
+    reading = learned_map(problem, true, pred, head=unseen)
+    assert reading.verdict == "intended" and reading.head_read == problem.support.length - 1
 
 
 def _threshold_separable(points, labels) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..problem import Problem
 
-__all__ = ["LearnedMap", "learned_map", "fit_class"]
+__all__ = ["LearnedMap", "learned_map", "fit_class", "head_on_images"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class LearnedMap:
     intended: bool  # the identity on every vector seen
     description: str  # the map in words
     broken: int = 0  # vectors seen whose labels (or supervised concepts) the map changes
+    head_read: int | None = None  # support vectors whose image the model's head was read on (a pair reading)
 
     @property
     def counted(self) -> bool:
@@ -50,7 +51,7 @@ class LearnedMap:
         return {"verdict": self.verdict, "counted": self.counted, "optimal": self.optimal,
                 "in_class": self.in_class, "intended": self.intended, "agreement": round(self.agreement, 4),
                 "covered": self.covered, "support_size": self.support_size, "broken": self.broken,
-                "map": self.description}
+                "head_read": self.head_read, "map": self.description}
 
 
 def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concept: bool | None = None,
@@ -58,9 +59,10 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     """Extract the learned map from test concepts ``true`` and predictions ``pred`` (index arrays (n, k)).
 
     Under a learned head (``problem.inference == "learned"``) the map keeps the labels when no prediction is
-    shared by support vectors with different labels (some head fits), and, given ``head`` (the labels the
-    model gives each ground-truth vector's examples), when the model's own head gives each vector its label:
-    the pair (map, head) is then one of the counted pairs.
+    shared by support vectors with different labels (some head fits), and, given ``head`` (the model's own
+    head as a function of predicted concept vectors: :func:`head_on_images`), when that head gives each
+    support vector's image its label: the pair (map, head) is then one of the counted pairs. Images the head
+    was never seen on are not held against it (``head_read`` says how many were read).
 
     ``per_concept`` (default for the disentangled and shared classes, whose
     extractors read one concept's input each) reads one value map per concept
@@ -69,6 +71,7 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     ground-truth vector seen goes to its most frequent prediction.
     """
     task = problem.task
+    head_read = None
     if per_concept is None:
         per_concept = problem.map_class in ("disentangled", "shared")
     if per_concept:
@@ -95,7 +98,9 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
             asked.setdefault(p, set()).add(y)
         bad = np.array([len(asked[p]) > 1 for p in map(tuple, img.tolist())], dtype=bool)
         if head is not None and len(src):
-            bad |= ~np.all(head(src) == truth, axis=1)
+            given, read = head(img)
+            bad |= read & ~np.all(given == truth, axis=1)
+            head_read = int(read.sum())
     else:
         bad = ~np.all(truth == task.evaluate(img), axis=1)
     for n, (g, p) in enumerate(pairs):
@@ -107,7 +112,25 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     intended = all(g == p for g, p in pairs)
     covered = sum(1 for g, _ in pairs if g in rows)
     return LearnedMap(pairs, agreement, covered, problem.support.length, optimal, in_class, intended,
-                      _describe(problem, pairs, assign), int(bad.sum()))
+                      _describe(problem, pairs, assign), int(bad.sum()), head_read)
+
+
+def head_on_images(pred: np.ndarray, label_pred: np.ndarray):
+    """A model's own head read as a function of its predicted concepts: the label it gives most often on the
+    examples whose argmax concepts are a vector (its head reads soft concepts, so it is read on its own inputs,
+    not probed with one-hot vectors). Returns ``given(vectors) -> (labels, read)``; ``read`` is False where no
+    example was predicted as that vector. A misperceived example votes for the vector it was seen as, so a
+    few perception errors do not count against the head of the vectors they came from."""
+    votes: dict = defaultdict(Counter)
+    for p, y in zip(map(tuple, pred.tolist()), map(tuple, label_pred.tolist())):
+        votes[p][y] += 1
+    width = label_pred.shape[1] if label_pred.ndim > 1 else 1
+
+    def given(vectors: np.ndarray) -> tuple:
+        rows = [votes.get(p) for p in map(tuple, vectors.tolist())]
+        labels = np.array([c.most_common(1)[0][0] if c else (-1,) * width for c in rows], dtype=np.int64)
+        return labels.reshape(len(rows), width), np.array([c is not None for c in rows], dtype=bool)
+    return given
 
 
 def fit_class(problem: Problem, pairs) -> dict | None:

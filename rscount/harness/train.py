@@ -24,7 +24,7 @@ from ..errors import HarnessError, RscountError
 from ..output import staged, write_atomic
 from ..problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
-from .learned import LearnedMap, learned_map
+from .learned import LearnedMap, head_on_images, learned_map
 from .metrics import concept_report, label_report, rsbench_metrics
 from .models import build_model
 
@@ -213,7 +213,9 @@ class TrainReport:
                              f"support vectors seen{broken}, agreement {lm.agreement:.2f})")
             if s.pair is not None:
                 lines.append(f"    with its own head (inference learned): {s.pair.verdict} ({s.pair.description}"
-                             + (f"; head breaks {s.pair.broken} support labels" if s.pair.broken else "") + ")")
+                             + (f"; pair breaks {s.pair.broken} support labels" if s.pair.broken else "")
+                             + (f"; head read on {s.pair.head_read} of {s.pair.covered} images"
+                                if s.pair.head_read is not None else "") + ")")
             outside = self.outside_predicted(s)
             if outside:
                 worst = max(outside, key=outside.get)
@@ -264,6 +266,8 @@ def seed_record(s: SeedResult, outside: dict | None = None) -> dict:
             "broken": s.learned.broken if s.learned is not None else None,
             "outside_predicted": max(outside.values()) if outside else None,
             "pair_verdict": s.pair.verdict if s.pair is not None else None,
+            "pair_broken": s.pair.broken if s.pair is not None else None,
+            "pair_head_read": s.pair.head_read if s.pair is not None else None,
             **{k: s.rsbench.get(k) for k in RSBENCH_KEYS}}
 
 
@@ -318,8 +322,11 @@ def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
     return mask
 
 
-def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None) -> tuple:
-    """(label report, concept report, learned map, concept predictions, rsbench's metrics) on ``split``."""
+def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None, also: Split | None = None) -> tuple:
+    """(label report, concept report, learned map, concept predictions, rsbench's metrics, pair) on ``split``.
+
+    A learned head is read on ``split`` and ``also`` (the training split: more examples of each predicted
+    vector, and the head's inputs are the predicted concepts, whatever split they come from)."""
     model.eval()
     x = torch.as_tensor(split.x, device=device)
     label_pred = model.predict_labels(x)
@@ -334,22 +341,14 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
     if getattr(model, "learned_head", False):
         metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
         if with_map:
+            seen, said = pred, label_pred
+            if also is not None:
+                xa = torch.as_tensor(also.x, device=device)
+                seen = np.concatenate([pred, model.predict_concepts(xa)])
+                said = np.concatenate([label_pred, model.predict_labels(xa)])
             pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
-                               head=labels_by_vector(split.concepts, label_pred))
+                               head=head_on_images(seen, said))
     return labels, concepts, learned, pred, metrics, pair
-
-
-def labels_by_vector(true: np.ndarray, label_pred: np.ndarray):
-    """The model's labels as its head gives them: for each ground-truth concept vector, the label it gives most
-    often on that vector's examples (its head reads soft concepts; a one-hot probe would be off its inputs)."""
-    from collections import Counter, defaultdict
-    votes: dict = defaultdict(Counter)
-    for g, y in zip(map(tuple, true.tolist()), map(tuple, label_pred.tolist())):
-        votes[g][y] += 1
-
-    def given(vectors: np.ndarray) -> np.ndarray:
-        return np.array([votes[g].most_common(1)[0][0] for g in map(tuple, vectors.tolist())])
-    return given
 
 
 def _label_scores(model, problem: Problem, split: Split, device) -> tuple:
@@ -402,7 +401,8 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
         fit = _label_scores(model, problem, data.train, device)[0]
         if fit >= FIT:
             break
-    labels, concepts, learned, pred, metrics, pair = _evaluate(model, problem, data.test, True, device)
+    labels, concepts, learned, pred, metrics, pair = _evaluate(model, problem, data.test, True, device,
+                                                              also=data.train)
     ood = None
     if data.ood is not None:
         ood_labels, ood_concepts, _, _, ood_metrics, _ = _evaluate(model, problem, data.ood, False, device)
