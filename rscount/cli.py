@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import re
@@ -520,6 +521,7 @@ def _count(argv: Sequence[str], out, err) -> int:
                                        memory_mb=args.memory_limit, progress=progress)
         maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
         renamed = _renamed(result, args.timeout)
+        head = _head(result, args.timeout)
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
             _emit(problem, args.emit_dimacs)
     if args.explain and not args.json:
@@ -530,6 +532,8 @@ def _count(argv: Sequence[str], out, err) -> int:
             data["maps"] = maps
         if renamed is not None:
             data["up_to_renaming"] = renamed[0]
+        if head is not None:
+            data["head"] = dataclasses.asdict(head[0]) if head[0] is not None else {"error": head[1]}
         print(json.dumps(data), file=out)
     else:
         print(result, file=out)
@@ -538,6 +542,9 @@ def _count(argv: Sequence[str], out, err) -> int:
             print(f"up to renaming {format_count(value) if value is not None else 'not counted: ' + why}"
                   + (" (orbits of renamings of predicted values, which a learned head absorbs)" if value else ""),
                   file=out)
+        if head is not None:
+            print("head          " + (f"of the intended map: {head[0].describe(problem.task)}" if head[0] is not None
+                                      else f"not described: {head[1]}"), file=out)
         if maps:
             print(f"maps (first {len(maps)}):", file=out)
             for m in maps:
@@ -546,6 +553,17 @@ def _count(argv: Sequence[str], out, err) -> int:
 
 
 RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learned-head count
+
+
+def _head(result, timeout: float | None):
+    """(HeadSpace of the intended map or None, why not) under a learned head whose intended map is counted."""
+    if result.inference == "knowledge" or not result.exact or not result.intended or result.per_task:
+        return None
+    budget = RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
+    try:
+        return result.head_space(timeout=budget), ""
+    except RscountError as exc:
+        return None, str(exc)
 
 
 def _renamed(result, timeout: float | None):

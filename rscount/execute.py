@@ -250,7 +250,8 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
         encoding=encoding.size if encoding is not None and _wants_cnf(get_counter(name), problem) else tally.encoding,
         notes=tuple(notes) + tally.notes, warnings=problem.task.warnings,
         _enumerate=_enumerator(problem, encoding, tally.count if tally.exact else None),
-        _renamed=_renamer(problem, tally.count) if problem.inference != "knowledge" and tally.exact else None)
+        _renamed=_renamer(problem, tally.count) if problem.inference != "knowledge" and tally.exact else None,
+        _heads=_heads(problem) if problem.inference != "knowledge" else None)
 
 
 def _renamer(problem: Problem, count: int):
@@ -258,6 +259,13 @@ def _renamer(problem: Problem, count: int):
         from .heads import up_to_renaming
         return up_to_renaming(problem, count, timeout)
     return renamed
+
+
+def _heads(problem: Problem):
+    def heads(concept_map=None, timeout=None):
+        from .headspace import head_space
+        return head_space(problem, concept_map, timeout)
+    return heads
 
 
 def _described(problem: Problem) -> dict:

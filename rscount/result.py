@@ -125,6 +125,7 @@ class CountResult:
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
     _renamed: Callable | None = field(default=None, repr=False, compare=False)
+    _heads: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def rs_count(self) -> int:
@@ -144,6 +145,15 @@ class CountResult:
             raise BackendError("counts up to renaming are for an exact count under a learned head "
                                "(inference='learned' or 'learned:linear')")
         return self._renamed(timeout)
+
+    def head_space(self, concept_map=None, timeout: float | None = None):
+        """Under a learned head: the heads that complete ``concept_map`` (the identity by default), determined on
+        the support's image, forced or free off it (:mod:`rscount.headspace`)."""
+        from .errors import BackendError
+        if self._heads is None:
+            raise BackendError("head counts are for a count under a learned head (inference='learned' or "
+                               "'learned:linear')")
+        return self._heads(concept_map, timeout)
 
     def maps(self, limit: int | None = 10, timeout: float | None = None) -> Iterator:
         """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one.

@@ -3,8 +3,10 @@
 head on the map's image of the support, on small random tasks in every class, and against hand counts."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
+import numpy as np
 import pytest
 from randomtasks import CLASSES, random_problem
 from tiers import tiered
@@ -311,6 +313,53 @@ def test_linear_head_count_matches_threshold_oracle(map_class, seed):
     assert result.count == expected
     assert result.intended == _threshold_separable(rows, labels)
     assert rscount.count_problem(problem, "bruteforce").count == expected
+
+
+def _threshold_tables(k: int) -> set:
+    """Every boolean function of k <= 3 boolean inputs a threshold w.x + b gives, as its truth table over the
+    grid (an oracle for linear heads independent of the linear programs)."""
+    import itertools
+    grid = list(itertools.product((0, 1), repeat=k))
+    return {tuple(int(sum(wi * xi for wi, xi in zip(w, p)) + b > 0) for p in grid)
+            for w in itertools.product(range(-3, 4), repeat=k) for b in [x + 0.5 for x in range(-10, 10)]}
+
+
+@pytest.mark.parametrize("seed", tiered(range(12), 4))
+def test_linear_heads_off_the_image_match_the_threshold_oracle(seed):
+    import itertools
+    import random
+
+    from randomtasks import random_cnf_task
+    rng = random.Random(seed)
+    task = random_cnf_task(rng, 3)
+    space = [tuple(v) for v in rscount.support.grid(task.sizes).tolist()]
+    problem = rscount.make_problem(task, map_class="disentangled", support=rng.sample(space, rng.randint(1, 7)),
+                                   inference="learned:linear")
+    result = rscount.count_problem(problem)
+    tables = _threshold_tables(3)
+    labels = {tuple(g): int(y) for g, y in zip(problem.support.vectors.tolist(), problem.labels[:, 0])}
+    two = len(set(task.evaluate(np.array(space))[:, 0].tolist())) == 2
+    for m in itertools.islice(result.maps(None), 6):
+        image = {tuple(m(g)): y for g, y in labels.items()}
+        fits = [t for t in tables if all(t[space.index(p)] == y for p, y in image.items())] if two else [()]
+        space_ = result.head_space(m)
+        assert space_.image == len(image) and space_.heads == len(fits)
+        if two:
+            forced = [v for n, v in enumerate(space) if v not in image and len({t[n] for t in fits}) == 1]
+            assert space_.forced == len(forced) and space_.free == 8 - len(image) - len(forced)
+    unrestricted = rscount.count_problem(dataclasses.replace(problem, inference="learned")).head_space()
+    shown = len(set(map(tuple, task.evaluate(np.array(space)).tolist())))
+    assert unrestricted.heads == shown ** (8 - len(labels)) and unrestricted.forced == 0
+
+
+def test_head_space_refuses_what_it_cannot_answer():
+    with pytest.raises(rscount.RscountError, match="learned head"):
+        rscount.count("and3").head_space()
+    with pytest.raises(rscount.RscountError, match="no head fits"):
+        rscount.count("and3", inference="learned").head_space(lambda g: (0, 0, 0))
+    from rscount.headspace import head_space
+    with pytest.raises(rscount.RscountError, match="limit"):  # 2^20 predicted vectors, a program each
+        head_space(rscount.make_problem("sdd-oia", map_class="disentangled", inference="learned:linear"))
 
 
 def test_linear_head_cannot_fit_xor():

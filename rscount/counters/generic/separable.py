@@ -16,7 +16,7 @@ from ...result import Tally
 from ..base import Counter, Options, missing
 from .enumerate import models
 
-__all__ = ["separable", "labelled_image", "Separable", "MAX_MAPS"]
+__all__ = ["separable", "labelled_image", "HeadProgram", "Separable", "MAX_MAPS"]
 
 MAX_MAPS = 50_000  # maps under an unrestricted head listed and checked (a linear program per labelled image)
 
@@ -24,34 +24,49 @@ MAX_MAPS = 50_000  # maps under an unrestricted head listed and checked (a linea
 def separable(points: np.ndarray, labels: np.ndarray, sizes: tuple) -> bool:
     """Whether the index vectors ``points`` (n, k) with label codes ``labels`` (n, L) are linearly separable over
     the one-hot encoding of ``sizes``, each label apart (a softmax head per label)."""
-    from scipy.optimize import linprog
-    n = len(points)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-    x = np.zeros((n, int(sum(sizes)) + 1))
-    x[np.arange(n)[:, None], points + offsets] = 1.0
-    x[:, -1] = 1.0  # the bias
-    d = x.shape[1]
-    for column in labels.T:
-        classes = sorted(set(column.tolist()))
-        if len(classes) < 2:
-            continue
-        c = len(classes)
-        rows = []
-        for p, y in enumerate(column.tolist()):
-            a = classes.index(y)
-            for b in range(c):
-                if b != a:  # (W_a - W_b) . x_p >= 1, written as -(...) <= -1
-                    row = np.zeros(c * d)
-                    row[a * d:(a + 1) * d] = -x[p]
-                    row[b * d:(b + 1) * d] = x[p]
-                    rows.append(row)
-        out = linprog(np.zeros(c * d), A_ub=np.array(rows), b_ub=-np.ones(len(rows)), bounds=(None, None),
-                      method="highs")
-        if out.status == 2:
-            return False
-        if out.status != 0:
+    return all(HeadProgram(sizes, sorted(set(column.tolist())), points, column).feasible()
+               for column in labels.T)
+
+
+class HeadProgram:
+    """The margin constraints of a softmax head over one-hot concepts, one label: (W_a - W_b) . x >= 1 for every
+    class b != a wherever x must get class a. Feasible exactly when some head gives every such label (scaling
+    turns any strict argmax into margin 1); a class no point asks for needs no constraint (a bias sends it
+    below)."""
+
+    def __init__(self, sizes: tuple, classes: list, points: np.ndarray, labels: np.ndarray) -> None:
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        self.d = int(sum(sizes)) + 1
+        self.classes = classes
+        self.rows = [r for p, y in zip(points.tolist(), labels.tolist()) for r in self._rows(p, y)]
+
+    def _rows(self, point, label) -> list:
+        if len(self.classes) < 2:
+            return []
+        x = np.zeros(self.d)
+        x[np.asarray(point, dtype=int) + self.offsets] = 1.0
+        x[-1] = 1.0  # the bias
+        c, a = len(self.classes), self.classes.index(label)
+        out = []
+        for b in range(c):
+            if b != a:  # -(W_a - W_b) . x <= -1
+                row = np.zeros(c * self.d)
+                row[a * self.d:(a + 1) * self.d] = -x
+                row[b * self.d:(b + 1) * self.d] = x
+                out.append(row)
+        return out
+
+    def feasible(self, extra: tuple | list = ()) -> bool:
+        """Whether one head gives every label asked for, and the (vector, class) pairs of ``extra`` too."""
+        from scipy.optimize import linprog
+        rows = self.rows + [r for v, y in extra for r in self._rows(v, y)]
+        if not rows:
+            return True
+        out = linprog(np.zeros(len(self.classes) * self.d), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
+                      bounds=(None, None), method="highs")
+        if out.status not in (0, 2):
             raise BackendError(f"the separability program ended with status {out.status} ({out.message})")
-    return True
+        return out.status == 0
 
 
 def labelled_image(problem, concept_map) -> tuple:
