@@ -42,8 +42,9 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
     from ..execute import count_problem
     if problem.inference == "learned:linear" and problem.map_class == "joint":
-        raise EncodingError("a linear head is counted for the classes with value maps, not joint; audit the "
-                            "joint class with inference learned")
+        raise EncodingError("the audit of a linear head covers the classes with value maps, not joint (count it: "
+                            "countrss --map-class joint --inference learned:linear); audit the joint class with "
+                            "inference learned")
     start = time.monotonic()
 
     def left(share: float) -> float | None:

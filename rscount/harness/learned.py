@@ -60,8 +60,8 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
 
     Under a learned head (``problem.inference == "learned"``) the map keeps the labels when no prediction is
     shared by support vectors with different labels (some head fits), and, given ``head`` (the model's own
-    head as a function of predicted concept vectors: :func:`head_on_images`), when that head gives each
-    support vector's image its label: the pair (map, head) is then one of the counted pairs. Images the head
+    head read on each support vector's examples perceived as its image: :func:`head_on_images`), when that
+    head gives each support vector's image its label: the pair (map, head) is then one of the counted pairs. Images the head
     was never seen on are not held against it (``head_read`` says how many were read).
 
     ``per_concept`` (default for the disentangled and shared classes, whose
@@ -98,7 +98,7 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
             asked.setdefault(p, set()).add(y)
         bad = np.array([len(asked[p]) > 1 for p in map(tuple, img.tolist())], dtype=bool)
         if head is not None and len(src):
-            given, read = head(img)
+            given, read = head(src, img)
             bad |= read & ~np.all(given == truth, axis=1)
             head_read = int(read.sum())
     else:
@@ -115,19 +115,20 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
                       _describe(problem, pairs, assign), int(bad.sum()), head_read)
 
 
-def head_on_images(pred: np.ndarray, label_pred: np.ndarray):
-    """A model's own head read as a function of its predicted concepts: the label it gives most often on the
-    examples whose argmax concepts are a vector (its head reads soft concepts, so it is read on its own inputs,
-    not probed with one-hot vectors). Returns ``given(vectors) -> (labels, read)``; ``read`` is False where no
-    example was predicted as that vector. A misperceived example votes for the vector it was seen as, so a
-    few perception errors do not count against the head of the vectors they came from."""
+def head_on_images(true: np.ndarray, pred: np.ndarray, label_pred: np.ndarray):
+    """A model's own head read on the map's images: for a support vector g and its image p, the label the model
+    gives most often on g's examples whose argmax concepts are p. Its head reads soft concepts, so it is read on
+    its own inputs rather than probed with one-hot vectors, and only on examples perceived as the map says: an
+    example misread as another vector (where the head sees that vector, and a soft bottleneck may still leak
+    g's label) votes for neither. Returns ``given(sources, images) -> (labels, read)``; ``read`` is False
+    where no example of g was perceived as p."""
     votes: dict = defaultdict(Counter)
-    for p, y in zip(map(tuple, pred.tolist()), map(tuple, label_pred.tolist())):
-        votes[p][y] += 1
+    for g, p, y in zip(map(tuple, true.tolist()), map(tuple, pred.tolist()), map(tuple, label_pred.tolist())):
+        votes[(g, p)][y] += 1
     width = label_pred.shape[1] if label_pred.ndim > 1 else 1
 
-    def given(vectors: np.ndarray) -> tuple:
-        rows = [votes.get(p) for p in map(tuple, vectors.tolist())]
+    def given(sources: np.ndarray, images: np.ndarray) -> tuple:
+        rows = [votes.get(key) for key in zip(map(tuple, sources.tolist()), map(tuple, images.tolist()))]
         labels = np.array([c.most_common(1)[0][0] if c else (-1,) * width for c in rows], dtype=np.int64)
         return labels.reshape(len(rows), width), np.array([c is not None for c in rows], dtype=bool)
     return given

@@ -341,13 +341,14 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
     if getattr(model, "learned_head", False):
         metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
         if with_map:
-            seen, said = pred, label_pred
+            true, seen, said = split.concepts, pred, label_pred
             if also is not None:
                 xa = torch.as_tensor(also.x, device=device)
+                true = np.concatenate([true, also.concepts])
                 seen = np.concatenate([pred, model.predict_concepts(xa)])
                 said = np.concatenate([label_pred, model.predict_labels(xa)])
             pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
-                               head=head_on_images(seen, said))
+                               head=head_on_images(true, seen, said))
     return labels, concepts, learned, pred, metrics, pair
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
+
 from ...errors import BackendError
 from ...result import ConceptMap, Tally
 from ...support import exhaustive
@@ -132,16 +134,30 @@ def _joint(problem, deadline):
     table = label_table(task)
     space = list(table)
     rows = _rows(problem)
-    if problem.inference == "learned:linear":
-        raise BackendError("the joint class under a learned linear head is not counted; use inference='learned'")
-    learned = problem.inference == "learned"
+    learned = problem.inference != "knowledge"
+    checked: dict = {}
     for images in itertools.product(range(len(space)), repeat=len(space)):
         deadline.check()
         alpha = {space[a]: space[b] for a, b in enumerate(images)}
         heads: dict = {}
         if all((heads.setdefault(alpha[g], y) == y if learned else all(table[alpha[g]][t] == y[t] for t in seen))
                and all(alpha[g][i] == g[i] for i in sup) for g, y, sup, seen in rows):
+            if problem.inference == "learned:linear":
+                key = tuple(sorted(heads.items()))
+                if key not in checked:
+                    checked[key] = _separates(problem, heads)
+                if not checked[key]:
+                    continue
             yield alpha
+
+
+def _separates(problem, heads: dict) -> bool:
+    """Some linear head gives each predicted vector of ``heads`` its label, over K's label classes."""
+    from .separable import HeadProgram
+    points = np.array(list(heads), dtype=np.int64)
+    labels = np.array(list(heads.values()), dtype=np.int64)
+    return all(HeadProgram(problem.task.sizes, sorted(set(col.tolist())), points, col).feasible()
+               for col in labels.T)
 
 
 class BruteForce(Counter):

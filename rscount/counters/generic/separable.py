@@ -58,15 +58,30 @@ class HeadProgram:
 
     def feasible(self, extra: tuple | list = ()) -> bool:
         """Whether one head gives every label asked for, and the (vector, class) pairs of ``extra`` too."""
+        return self.solve(extra) is not None
+
+    def solve(self, extra: tuple | list = ()) -> np.ndarray | None:
+        """A head (weights, one row a class) giving every label asked for and ``extra``'s; None if none does."""
         from scipy.optimize import linprog
         rows = self.rows + [r for v, y in extra for r in self._rows(v, y)]
         if not rows:
-            return True
+            return np.zeros((len(self.classes), self.d))
         out = linprog(np.zeros(len(self.classes) * self.d), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
                       bounds=(None, None), method="highs")
         if out.status not in (0, 2):
             raise BackendError(f"the separability program ended with status {out.status} ({out.message})")
-        return out.status == 0
+        return out.x.reshape(len(self.classes), self.d) if out.status == 0 else None
+
+    def gives(self, head: np.ndarray, vector, label) -> bool:
+        """Whether ``head`` gives ``vector`` the class ``label`` with margin 1 (no program needed to add it)."""
+        if len(self.classes) < 2:
+            return True
+        x = np.zeros(self.d)
+        x[np.asarray(vector, dtype=int) + self.offsets] = 1.0
+        x[-1] = 1.0
+        scores = head @ x
+        a = self.classes.index(label)
+        return bool(all(scores[a] - scores[b] >= 1 - 1e-9 for b in range(len(self.classes)) if b != a))
 
 
 def labelled_image(problem, concept_map) -> tuple:

@@ -40,6 +40,76 @@ MAX_BITS = 1 << 27  # a joint count past this many bits (16 MB) is refused: N^(N
 MAX_LEARNED_CLASS = 5000  # support vectors of one label the learned-head closed form takes (S(n, k) for k <= n)
 
 
+MAX_LINEAR_VECTORS = 64  # predicted vectors the linear-head joint count assigns labels to, one by one
+MAX_LINEAR_NODES = 200_000  # labelled image sets it visits
+
+
+def linear_joint(problem, deadline=None) -> tuple:
+    """(count, whether the intended map counts) of joint maps under a linear head: support vectors of label class
+    c (n_c of them) go onto an image set I_c, the I_c disjoint and, labelled, separable by one linear head per
+    label; vectors off the support go anywhere. So the count is N^(N - |S|) times the sum over separable
+    labelled families of prod_c |I_c|! S(n_c, |I_c|) (the maps onto each I_c), the families listed depth first
+    over the N predicted vectors (separability is closed under removing vectors: a refused branch is cut)."""
+    from ..generic.separable import HeadProgram
+    if problem.supervision:
+        raise BackendError("the linear-head joint count does not take concept supervision yet; choose another map "
+                           "class")
+    task = problem.task
+    n = task.space_size
+    if n > MAX_LINEAR_VECTORS:
+        raise BackendError(f"{n:,} predicted vectors (limit {MAX_LINEAR_VECTORS}): the linear-head joint count "
+                           f"labels them one by one; choose another map class or inference='learned'")
+    vectors = np.unique(problem.support.vectors, axis=0)
+    labels = task.evaluate(vectors)
+    keys, sizes = np.unique(labels, axis=0, return_counts=True)
+    keys, sizes = [tuple(k) for k in keys.tolist()], [int(s) for s in sizes]
+    programs = [HeadProgram(task.sizes, sorted(set(col.tolist())), np.zeros((0, task.k), dtype=int), col[:0])
+                for col in task.evaluate_space().T]
+    space = [tuple(v) for v in itertools.product(*map(range, task.sizes))]
+    surjections = [[math.factorial(k) * s for k, s in enumerate(_stirling_row(size))] for size in sizes]
+    total, nodes = 0, 0
+    used = [0] * len(keys)
+
+    def extend(depth: int, chosen: list, heads: list) -> None:
+        nonlocal total, nodes
+        nodes += 1
+        if nodes > MAX_LINEAR_NODES:
+            raise BackendError(f"more than {MAX_LINEAR_NODES:,} labelled image sets: the linear-head joint count "
+                               f"is for small tasks; choose another map class or inference='learned'")
+        if deadline is not None and nodes % 64 == 0:
+            deadline.check()
+        if depth == len(space):
+            if all(used):
+                total += math.prod(surjections[c][used[c]] for c in range(len(keys)))
+            return
+        if sum(1 for u in used if not u) > len(space) - depth:
+            return  # classes still without an image outnumber the vectors left
+        extend(depth + 1, chosen, heads)
+        v = space[depth]
+        for c, key in enumerate(keys):
+            if used[c] == sizes[c]:
+                continue
+            trial = chosen + [(v, key)]
+            found = []
+            for j, (program, head) in enumerate(zip(programs, heads)):
+                if program.gives(head, v, key[j]):
+                    found.append(head)
+                    continue
+                head = program.solve([(p, y[j]) for p, y in trial])
+                if head is None:
+                    break
+                found.append(head)
+            if len(found) == len(programs):
+                used[c] += 1
+                extend(depth + 1, trial, found)
+                used[c] -= 1
+
+    extend(0, [], [program.solve() for program in programs])
+    identity = [(tuple(g), tuple(y)) for g, y in zip(vectors.tolist(), labels.tolist())]
+    intended = all(p.feasible([(g, y[j]) for g, y in identity]) for j, p in enumerate(programs))
+    return total * n ** (n - len(vectors)), intended
+
+
 def learned_joint(problem, images: int | None = None, deadline=None) -> int:
     """Joint maps under a learned head: support vectors with different labels get disjoint sets of images.
 
@@ -88,7 +158,7 @@ def _stirling_row(n: int, deadline=None) -> list:
 
 class ClosedForm(Counter):
     name = "closed-form"
-    inferences = ("knowledge", "learned")
+    inferences = ("knowledge", "learned", "learned:linear")
     several = True
 
     def count(self, problem, encoding, options: Options) -> Tally:
@@ -104,6 +174,12 @@ class ClosedForm(Counter):
         if problem.inference == "learned":
             return Tally(learned_joint(problem, deadline=options.deadline(self.name, "raise timeout= or count a "
                                                                                       "smaller support")))
+        if problem.inference == "learned:linear":
+            count, intended = linear_joint(problem, options.deadline(self.name, "raise timeout= or count a smaller "
+                                                                                "task"))
+            return Tally(count, intended=intended, notes=(
+                "learned:linear joint: a sum over the labelled image sets one linear head separates, listed depth "
+                "first with a linear program where the last head found does not already separate them",))
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision and not problem.parts:
