@@ -350,11 +350,12 @@ def _wants_cnf(counter, problem: Problem) -> bool:
 
 def _enumerator(problem: Problem, encoding, count: int | None = None):
     def maps(limit, timeout=None):
+        if problem.map_class == "joint":  # a linear head's joint maps: listed by brute force (tiny tasks)
+            name = "bruteforce" if problem.inference == "learned:linear" else "closed-form"
+            return COUNTERS[name].enumerate(problem, None, limit)
         if problem.inference == "learned:linear":
             enc = encoding if encoding is not None else encode(problem)
             return COUNTERS["separable"].enumerate(problem, enc, limit)
-        if problem.map_class == "joint":
-            return COUNTERS["closed-form"].enumerate(problem, None, limit)
         if encoding is None and problem.inference == "knowledge" and COUNTERS["automorphism"].applies(problem):
             return COUNTERS["automorphism"].enumerate(problem, None, limit,
                                                       Deadline(timeout, "listing maps", "ask for fewer maps"))

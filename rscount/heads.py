@@ -81,7 +81,9 @@ def up_to_renaming(problem: Problem, count: int, timeout: float | None = None) -
 def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     """Optimal maps whose value map o predicts only its first ``fixed[o]`` values."""
     if problem.map_class == "joint":
-        from .counters.symmetry.closedform import learned_joint
+        from .counters.symmetry.closedform import learned_joint, linear_joint
+        if problem.inference == "learned:linear":
+            return linear_joint(problem, limits=tuple(fixed))[0]
         return learned_joint(problem, images=math.prod(fixed))
     from .counters import COUNTERS
     from .counters.base import Deadline, Options

@@ -394,6 +394,7 @@ def test_linear_head_joint_count_matches_brute_force_on_categorical_tasks(seed):
     result = rscount.count_problem(problem)
     brute = rscount.count_problem(problem, "bruteforce")
     assert (result.count, result.intended) == (brute.count, brute.intended)
+    assert result.up_to_renaming() == _orbits(problem)
 
 
 def test_head_space_refuses_what_it_cannot_answer():

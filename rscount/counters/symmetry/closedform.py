@@ -44,12 +44,14 @@ MAX_LINEAR_VECTORS = 64  # predicted vectors the linear-head joint count assigns
 MAX_LINEAR_NODES = 200_000  # labelled image sets it visits
 
 
-def linear_joint(problem, deadline=None) -> tuple:
+def linear_joint(problem, deadline=None, limits: tuple | None = None) -> tuple:
     """(count, whether the intended map counts) of joint maps under a linear head: support vectors of label class
     c (n_c of them) go onto an image set I_c, the I_c disjoint and, labelled, separable by one linear head per
     label; vectors off the support go anywhere. So the count is N^(N - |S|) times the sum over separable
     labelled families of prod_c |I_c|! S(n_c, |I_c|) (the maps onto each I_c), the families listed depth first
-    over the N predicted vectors (separability is closed under removing vectors: a refused branch is cut)."""
+    over the N predicted vectors (separability is closed under removing vectors: a refused branch is cut).
+    ``limits`` (one per concept) restricts every image to the vectors whose values lie below them (the counts
+    up to renaming)."""
     from ..generic.separable import HeadProgram
     if problem.supervision:
         raise BackendError("the linear-head joint count does not take concept supervision yet; choose another map "
@@ -65,7 +67,7 @@ def linear_joint(problem, deadline=None) -> tuple:
     keys, sizes = [tuple(k) for k in keys.tolist()], [int(s) for s in sizes]
     programs = [HeadProgram(task.sizes, sorted(set(col.tolist())), np.zeros((0, task.k), dtype=int), col[:0])
                 for col in task.evaluate_space().T]
-    space = [tuple(v) for v in itertools.product(*map(range, task.sizes))]
+    space = [tuple(v) for v in itertools.product(*map(range, limits or task.sizes))]
     surjections = [[math.factorial(k) * s for k, s in enumerate(_stirling_row(size))] for size in sizes]
     total, nodes = 0, 0
     used = [0] * len(keys)
@@ -107,7 +109,7 @@ def linear_joint(problem, deadline=None) -> tuple:
     extend(0, [], [program.solve() for program in programs])
     identity = [(tuple(g), tuple(y)) for g, y in zip(vectors.tolist(), labels.tolist())]
     intended = all(p.feasible([(g, y[j]) for g, y in identity]) for j, p in enumerate(programs))
-    return total * n ** (n - len(vectors)), intended
+    return total * len(space) ** (n - len(vectors)), intended
 
 
 def learned_joint(problem, images: int | None = None, deadline=None) -> int:
