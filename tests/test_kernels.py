@@ -14,7 +14,7 @@ import rscount
 from rscount.counters import COUNTERS
 from rscount.counters.base import Options
 from rscount.counters.generic.colourings import colour
-from rscount.counters.generic.kernels import count_kernels, count_moved
+from rscount.counters.generic.kernels import count_free, count_kernels, count_moved
 from rscount.encoding import encode
 from rscount.support import Support
 
@@ -132,3 +132,13 @@ def test_free_maps_on_every_vector_are_the_complete_ones(seed):
     problem = rscount.make_problem(task, map_class="free", inference="learned")
     complete = dataclasses.replace(problem, map_class="complete")
     assert count_moved(problem)[0] == _cnf_count(problem) == _cnf_count(complete), problem.describe()
+
+
+@pytest.mark.parametrize("seed", tiered(range(1, 61), 4))
+def test_free_maps_on_a_listed_support_match_ganak(seed):
+    rng = random.Random(seed)
+    task = _task(rng, small=True)
+    space = rscount.support.exhaustive(task).vectors
+    keep = sorted(rng.sample(range(len(space)), rng.randint(1, min(len(space), 10))))
+    problem = rscount.make_problem(task, map_class="free", inference="learned", support=space[keep].tolist())
+    assert count_free(problem)[0] == _cnf_count(problem), problem.describe()

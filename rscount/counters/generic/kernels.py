@@ -22,6 +22,7 @@ and concepts no label reads are free. Counts are Python integers.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -513,6 +514,84 @@ def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
     return total, nodes
 
 
+MAX_TARGETS = 5000  # ways to give the shown values their predicted concepts (free on a listed support)
+
+
+def count_free(problem, deadline=None) -> tuple:
+    """(count, search nodes) under free on a listed support. A free map sends each concept value to one
+    predicted value, and on every support vector each predicted concept must come out one-hot: the vector's
+    k values go to k distinct predicted concepts. So given where each shown value goes (its target concept;
+    each vector's targets a bijection), predicted concept i reads the values sent to it, as one value map whose
+    domain is those values and whose images are i's values; the count is the sum over such target choices of
+    the kernel count of the support rewritten that way. Values the support never shows go to any predicted
+    value."""
+    from ...support import label_ids
+    task = problem.task
+    rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
+    ids = np.asarray(label_ids(problem.labels[first])[0], dtype=np.int64)
+    shown = {(j, int(u)) for g in rows.tolist() for j, u in enumerate(g)}
+    anywhere = sum(task.sizes) ** (sum(task.sizes) - len(shown))
+    total, nodes = 0, 0
+    relabel = _same_size_permutations(task.sizes)
+    done: dict = {}
+    for n, target in enumerate(_targets(rows.tolist(), task.k, deadline)):
+        if n >= MAX_TARGETS:
+            raise BackendError(f"more than {MAX_TARGETS} ways to give the shown values their predicted concepts; "
+                               f"name backend=ganak")
+        # renaming predicted concepts of one size maps a choice onto another with the same count
+        key = min(tuple(sorted((v, sigma[i]) for v, i in target.items())) for sigma in relabel)
+        if key in done:
+            total += done[key]
+            continue
+        domains = [sorted(v for v, i in target.items() if i == c) for c in range(task.k)]
+        index = {v: n for d in domains for n, v in enumerate(d)}
+        rewritten = np.zeros_like(rows)
+        for r, g in enumerate(rows.tolist()):
+            for j, u in enumerate(g):
+                rewritten[r, target[(j, u)]] = index[(j, u)]
+        owners = [_Owner([c], len(domains[c]), task.sizes[c], frozenset()) for c in range(task.k)]
+        parts = [_Part(rewritten, ids, range(task.k))]
+        search = _Search(parts, _order(owners, parts, set(range(task.k))), deadline)
+        done[key] = search.start()
+        total += done[key]
+        nodes += search.nodes
+    return total * anywhere, nodes
+
+
+def _same_size_permutations(sizes: tuple, limit: int = 720) -> list:
+    """Permutations of the concepts that keep every concept's size (the identity alone past ``limit``)."""
+    if math.prod(math.factorial(sizes.count(x)) for x in set(sizes)) > limit:
+        return [tuple(range(len(sizes)))]
+    return [p for p in itertools.permutations(range(len(sizes))) if all(sizes[i] == sizes[j] for i, j in enumerate(p))]
+
+
+def _targets(rows: list, k: int, deadline):
+    """Every choice of a predicted concept for each shown value such that each row's values go to k distinct
+    predicted concepts, depth first row by row."""
+    target: dict = {}
+
+    def place(r: int):
+        if deadline is not None:
+            deadline.check()
+        if r == len(rows):
+            yield dict(target)
+            return
+        g = rows[r]
+        fixed = [target.get((j, u)) for j, u in enumerate(g)]
+        used = [c for c in fixed if c is not None]
+        if len(set(used)) < len(used):
+            return
+        open_ = [j for j, c in enumerate(fixed) if c is None]
+        for perm in itertools.permutations(sorted(set(range(k)) - set(used))):
+            for j, c in zip(open_, perm):
+                target[(j, g[j])] = c
+            yield from place(r + 1)
+            for j in open_:
+                del target[(j, g[j])]
+
+    yield from place(0)
+
+
 def _arrangements(items: list):
     """The distinct orderings of a multiset."""
     counts: dict = {}
@@ -542,8 +621,8 @@ def applies(problem) -> bool:
         return False
     if problem.map_class in ("complete", "permutation"):  # the bijection may move supervised concepts: not here
         return not problem.supervision and problem.support.length > 0
-    if problem.map_class == "free":  # on every vector a predicted concept must read all of one concept's values
-        return not problem.supervision and problem.support.exhaustive
+    if problem.map_class == "free":  # each vector's values go to distinct predicted concepts
+        return not problem.supervision and problem.support.length > 0
     return problem.map_class in ("disentangled", "shared")
 
 
@@ -559,7 +638,12 @@ class Kernels(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         self.require(problem)
         rows = problem.support.length if problem.support.listed else problem.task.space_size
-        fn = count_moved if problem.map_class in ("free", "complete", "permutation") else count_kernels
+        fn = count_kernels
+        if problem.map_class in ("complete", "permutation") or (problem.map_class == "free"
+                                                                 and problem.support.exhaustive):
+            fn = count_moved
+        elif problem.map_class == "free":
+            fn = count_free
         (total, nodes), _ = small_first(lambda d: fn(problem, deadline=d), rows, self.name, options,
                                         "raise timeout= or name backend=ganak")
         return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
