@@ -140,13 +140,17 @@ def results_row(problem, model: str, extractor: str, config: TrainConfig, record
     for key in RSBENCH_KEYS:
         if key in sm:
             out[key], out[key + "_std"] = round(sm[key], 4), round(sm[key + "_std"], 4)
-    for key in ("pair_on_counted", "pair_intended", "pair_on_counted_ci", "pair_intended_ci"):
+    for key in ("pair_on_counted", "pair_intended", "pair_on_counted_ci", "pair_intended_ci", "probe_on_counted",
+                "probe_on_counted_ci"):
         if key in sm:
             out[key] = sm[key]
     if any(r.get("pair_verdict") for r in records):
         out["pair_verdicts"] = [r.get("pair_verdict") for r in records]
         out["pair_broken"] = [r.get("pair_broken") for r in records]
         out["pair_head_read"] = [r.get("pair_head_read") for r in records]
+    if any(r.get("probe_verdict") for r in records):
+        out["probe_verdicts"] = [r.get("probe_verdict") for r in records]
+        out["probe_broken"] = [r.get("probe_broken") for r in records]
     if supervise or concept_sup is not None:
         out["supervision"] = list(supervise) if supervise else concept_sup
     outside = [r["outside_predicted"] for r in records]
@@ -192,7 +196,9 @@ def _pair(r: dict) -> str:
     if "pair_on_counted" not in r:
         return f"{shown} | no seed fits"
     lo, hi = r["pair_on_counted_ci"]
-    return f"{shown} | {r['pair_on_counted']}/{len(r['fitted'])} [{lo:.2f}, {hi:.2f}], {r['pair_intended']} intended"
+    probed = (f"; head probed: {r['probe_on_counted']}/{len(r['fitted'])}" if "probe_on_counted" in r else "")
+    return (f"{shown} | {r['pair_on_counted']}/{len(r['fitted'])} [{lo:.2f}, {hi:.2f}], {r['pair_intended']} "
+            f"intended{probed}")
 
 
 def sweep_table(rows: list) -> str:

@@ -125,6 +125,7 @@ class SeedResult:
     state: dict | None = field(default=None, repr=False)  # the selected model's weights (CPU tensors)
     attempts: int = 1  # initialisations trained for this seed (TrainConfig.restarts)
     pair: LearnedMap | None = None  # a learned head's model read as a pair (map, its own head): inference learned
+    probe: LearnedMap | None = None  # the same pair with the head probed on one-hot images instead of examples
 
     @property
     def fitted(self) -> bool:
@@ -140,7 +141,8 @@ class SeedResult:
                                         for k, v in pc.items()} for pc in self.concepts["per_concept"]]
         return {"seed": self.seed, "labels": self.labels, "concepts": concepts,
                 "learned_map": self.learned.to_dict() if self.learned else None,
-                "learned_pair": self.pair.to_dict() if self.pair else None, "ood": self.ood,
+                "learned_pair": self.pair.to_dict() if self.pair else None,
+                "probed_pair": self.probe.to_dict() if self.probe else None, "ood": self.ood,
                 "rsbench": self.rsbench, "train_accuracy": self.train_accuracy,
                 "curve": [list(c) for c in self.curve], "epochs": self.epochs_run, "attempts": self.attempts,
                 "seconds": round(self.seconds, 3)}
@@ -216,6 +218,9 @@ class TrainReport:
                              + (f"; pair breaks {s.pair.broken} support labels" if s.pair.broken else "")
                              + (f"; head read on {s.pair.head_read} of {s.pair.covered} images"
                                 if s.pair.head_read is not None else "") + ")")
+            if s.probe is not None:
+                lines.append(f"    its head probed on one-hot images: {s.probe.verdict}"
+                             + (f" (pair breaks {s.probe.broken} support labels)" if s.probe.broken else ""))
             outside = self.outside_predicted(s)
             if outside:
                 worst = max(outside, key=outside.get)
@@ -268,6 +273,8 @@ def seed_record(s: SeedResult, outside: dict | None = None) -> dict:
             "pair_verdict": s.pair.verdict if s.pair is not None else None,
             "pair_broken": s.pair.broken if s.pair is not None else None,
             "pair_head_read": s.pair.head_read if s.pair is not None else None,
+            "probe_verdict": s.probe.verdict if s.probe is not None else None,
+            "probe_broken": s.probe.broken if s.probe is not None else None,
             **{k: s.rsbench.get(k) for k in RSBENCH_KEYS}}
 
 
@@ -294,6 +301,10 @@ def summarise(records: Sequence[dict]) -> dict:
         on = sum(v in ("intended", "shortcut") for v in pairs)
         out.update(pair_on_counted=on, pair_intended=pairs.count("intended"), pair_on_counted_ci=wilson(on, len(pairs)),
                    pair_intended_ci=wilson(pairs.count("intended"), len(pairs)))
+    probes = [r.get("probe_verdict") for r in fitted if r.get("probe_verdict") is not None]
+    if probes:  # the head probed on one-hot images
+        on = sum(v in ("intended", "shortcut") for v in probes)
+        out.update(probe_on_counted=on, probe_on_counted_ci=wilson(on, len(probes)))
     return out
 
 
@@ -323,7 +334,8 @@ def _supervision_mask(problem: Problem, split: Split) -> np.ndarray:
 
 
 def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None, also: Split | None = None) -> tuple:
-    """(label report, concept report, learned map, concept predictions, rsbench's metrics, pair) on ``split``.
+    """(label report, concept report, learned map, concept predictions, rsbench's metrics, pair, probed pair)
+    on ``split``.
 
     A learned head is read on ``split`` and ``also`` (the training split: more examples of each predicted
     vector, and the head's inputs are the predicted concepts, whatever split they come from)."""
@@ -332,12 +344,12 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
     label_pred = model.predict_labels(x)
     labels = label_report(split.labels, label_pred)
     if not getattr(model, "has_concepts", False):
-        return labels, None, None, None, rsbench_metrics(problem.task, None, None, split.labels, label_pred), None
+        return labels, None, None, None, rsbench_metrics(problem.task, None, None, split.labels, label_pred), None, None
     pred = model.predict_concepts(x)
     concepts = concept_report(problem.task, split.concepts, pred)
     learned = learned_map(problem, split.concepts, pred) if with_map else None
     metrics = rsbench_metrics(problem.task, split.concepts, pred, split.labels, label_pred)
-    pair = None
+    pair = probe = None
     if getattr(model, "learned_head", False):
         metrics["head_is_K"] = head_agreement(problem.task, label_pred, pred)
         if with_map:
@@ -349,7 +361,9 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
                 said = np.concatenate([label_pred, model.predict_labels(xa)])
             pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
                                head=head_on_images(true, seen, said))
-    return labels, concepts, learned, pred, metrics, pair
+            probe = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
+                                head=lambda src, img: (model.head_labels(img), np.ones(len(img), dtype=bool)))
+    return labels, concepts, learned, pred, metrics, pair, probe
 
 
 def _label_scores(model, problem: Problem, split: Split, device) -> tuple:
@@ -402,16 +416,16 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
         fit = _label_scores(model, problem, data.train, device)[0]
         if fit >= FIT:
             break
-    labels, concepts, learned, pred, metrics, pair = _evaluate(model, problem, data.test, True, device,
+    labels, concepts, learned, pred, metrics, pair, probe = _evaluate(model, problem, data.test, True, device,
                                                               also=data.train)
     ood = None
     if data.ood is not None:
-        ood_labels, ood_concepts, _, _, ood_metrics, _ = _evaluate(model, problem, data.ood, False, device)
+        ood_labels, ood_concepts, _, _, ood_metrics, _, _ = _evaluate(model, problem, data.ood, False, device)
         ood = {"labels": ood_labels, "concept_accuracy": ood_concepts["accuracy"] if ood_concepts else None}
         metrics = dict(metrics, ood_mF1_Y=ood_metrics["mF1_Y"])
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     return SeedResult(seed, labels, concepts, learned, ood, config.epochs, time.perf_counter() - start,
-                      pred, data.test.concepts, metrics, fit, tuple(curve), state, attempt + 1, pair)
+                      pred, data.test.concepts, metrics, fit, tuple(curve), state, attempt + 1, pair, probe)
 
 
 def _fit(problem: Problem, config: TrainConfig, data: Dataset, seed: int, device, progress, name: str) -> tuple:
