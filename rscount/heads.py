@@ -91,8 +91,10 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     index = {name: o for o, (name, _) in enumerate(owners(problem))}
     names = [c.name for c in problem.task.concepts]
     if COUNTERS["kernels"].applies(problem):  # learned heads only
-        from .counters.generic.kernels import count_kernels, count_moved
+        from .counters.generic.kernels import count_free, count_kernels, count_moved
         deadline = Deadline(timeout, "kernels")
+        if problem.map_class == "free" and not problem.support.exhaustive:
+            return count_free(problem, list(fixed), deadline)[0]
         if problem.map_class in ("free", "complete", "permutation"):
             return count_moved(problem, list(fixed), deadline)[0]
         reps = {problem.representative(i) for i in range(problem.task.k)}

@@ -517,22 +517,23 @@ def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
 MAX_TARGETS = 5000  # ways to give the shown values their predicted concepts (free on a listed support)
 
 
-def count_free(problem, deadline=None) -> tuple:
+def count_free(problem, images: list | None = None, deadline=None) -> tuple:
     """(count, search nodes) under free on a listed support. A free map sends each concept value to one
     predicted value, and on every support vector each predicted concept must come out one-hot: the vector's
     k values go to k distinct predicted concepts. So given where each shown value goes (its target concept;
     each vector's targets a bijection), predicted concept i reads the values sent to it, as one value map whose
     domain is those values and whose images are i's values; the count is the sum over such target choices of
     the kernel count of the support rewritten that way. Values the support never shows go to any predicted
-    value."""
+    value. ``images`` limits each predicted concept to its first few values (orbit counting)."""
     from ...support import label_ids
     task = problem.task
     rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
     ids = np.asarray(label_ids(problem.labels[first])[0], dtype=np.int64)
     shown = {(j, int(u)) for g in rows.tolist() for j, u in enumerate(g)}
-    anywhere = sum(task.sizes) ** (sum(task.sizes) - len(shown))
+    images = list(task.sizes) if images is None else list(images)
+    anywhere = sum(images) ** (sum(task.sizes) - len(shown))
     total, nodes = 0, 0
-    relabel = _same_size_permutations(task.sizes)
+    relabel = _same_size_permutations(list(zip(task.sizes, images)))
     done: dict = {}
     for n, target in enumerate(_targets(rows.tolist(), task.k, deadline)):
         if n >= MAX_TARGETS:
@@ -549,7 +550,7 @@ def count_free(problem, deadline=None) -> tuple:
         for r, g in enumerate(rows.tolist()):
             for j, u in enumerate(g):
                 rewritten[r, target[(j, u)]] = index[(j, u)]
-        owners = [_Owner([c], len(domains[c]), task.sizes[c], frozenset()) for c in range(task.k)]
+        owners = [_Owner([c], len(domains[c]), images[c], frozenset()) for c in range(task.k)]
         parts = [_Part(rewritten, ids, range(task.k))]
         search = _Search(parts, _order(owners, parts, set(range(task.k))), deadline)
         done[key] = search.start()
@@ -558,8 +559,9 @@ def count_free(problem, deadline=None) -> tuple:
     return total * anywhere, nodes
 
 
-def _same_size_permutations(sizes: tuple, limit: int = 720) -> list:
-    """Permutations of the concepts that keep every concept's size (the identity alone past ``limit``)."""
+def _same_size_permutations(sizes: list, limit: int = 720) -> list:
+    """Permutations of the concepts that keep every concept's size (any comparable key; the identity alone past
+    ``limit``)."""
     if math.prod(math.factorial(sizes.count(x)) for x in set(sizes)) > limit:
         return [tuple(range(len(sizes)))]
     return [p for p in itertools.permutations(range(len(sizes))) if all(sizes[i] == sizes[j] for i, j in enumerate(p))]
