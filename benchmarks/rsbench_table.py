@@ -416,8 +416,11 @@ def power_plot(rows: list, path: Path) -> None:
         if not n:
             ax.text(0.01, y, "no seed fits the labels", va="center", fontsize=7, color="#777")
             continue
-        for share, ci, colour, dy in ((r["on_counted"] / n, r["on_counted_ci"], "#3465a4", 0.12),
-                                      (r["intended"] / n, r["intended_ci"], "#c33", -0.12)):
+        marks = [(r["on_counted"] / n, r["on_counted_ci"], "#3465a4", 0.2),
+                 (r["intended"] / n, r["intended_ci"], "#c33", -0.2)]
+        if "pair_on_counted" in r:  # a learned head read as a pair (map, own head)
+            marks.append((r["pair_on_counted"] / n, r["pair_on_counted_ci"], "#4e9a06", 0.0))
+        for share, ci, colour, dy in marks:
             err = [[max(0.0, share - ci[0])], [max(0.0, ci[1] - share)]]
             ax.errorbar(share, y + dy, xerr=err, fmt="o", color=colour, ms=4, capsize=2)
         ax.text(1.02, y, f"{n} fitted", va="center", fontsize=7)
@@ -425,7 +428,8 @@ def power_plot(rows: list, path: Path) -> None:
              for r in reversed(rows)]
     ax.set_yticks(range(len(rows)), names, fontsize=7)
     ax.set_xlim(0, 1)
-    ax.set_xlabel("share of fitted seeds (blue: on a counted optimal map; red: on the intended map)", fontsize=8)
+    ax.set_xlabel("share of fitted seeds (blue: on a counted optimal map; red: on the intended map;\ngreen: on "
+                  "a counted pair (map, own head) under inference learned)", fontsize=8)
     ax.set_title("Where fitted models land, against the count", fontsize=9)
     fig.tight_layout()
     write_figure(fig, path)
