@@ -84,6 +84,8 @@ def head_space(problem: Problem, concept_map=None, timeout: float | None = None,
                            f"vector; ask about a task with fewer concept values")
     if problem.inference == "learned" and n > 1 << 22:
         raise BackendError(f"{n:,} predicted vectors: the labels K gives are not listed past 2^22")
+    if problem.inference == "learned" and concept_map is None and problem.support.exhaustive:
+        return HeadSpace("learned", n, n, 0, 0, 1, 1)  # the identity reaches every vector: one head
     image = _image(problem, concept_map)
     if problem.inference == "learned":
         labels = len(np.unique(task.evaluate_space(), axis=0))

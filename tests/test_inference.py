@@ -402,6 +402,9 @@ def test_head_space_refuses_what_it_cannot_answer():
         rscount.count("and3").head_space()
     with pytest.raises(rscount.RscountError, match="no head fits"):
         rscount.count("and3", inference="learned").head_space(lambda g: (0, 0, 0))
+    with pytest.raises(rscount.RscountError, match="no linear head"):
+        rscount.count("xor3", inference="learned:linear").head_space()
+    assert rscount.count("xor3", inference="learned").head_space().heads == 1
     from rscount.headspace import head_space
     with pytest.raises(rscount.RscountError, match="limit"):  # 2^20 predicted vectors, a program each
         head_space(rscount.make_problem("sdd-oia", map_class="disentangled", inference="learned:linear"))
