@@ -555,13 +555,17 @@ def _count(argv: Sequence[str], out, err) -> int:
 RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learned-head count
 
 
+def _after_count(result, timeout: float | None) -> float:
+    """Seconds for a step that follows a count: RENAME_SECONDS, within what ``timeout`` leaves."""
+    return RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
+
+
 def _head(result, timeout: float | None):
     """(HeadSpace of the intended map or None, why not) under a learned head whose intended map is counted."""
     if result.inference == "knowledge" or not result.exact or not result.intended or result.per_task:
         return None
-    budget = RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
     try:
-        return result.head_space(timeout=budget), ""
+        return result.head_space(timeout=_after_count(result, timeout)), ""
     except RscountError as exc:
         return None, str(exc)
 
@@ -570,9 +574,8 @@ def _renamed(result, timeout: float | None):
     """(count up to renaming or None, why not) for a learned-head count; None for other counts."""
     if result.inference == "knowledge" or not result.exact:
         return None
-    budget = RENAME_SECONDS if timeout is None else min(RENAME_SECONDS, max(timeout - result.seconds, 0.1))
     try:
-        return result.up_to_renaming(budget), ""
+        return result.up_to_renaming(_after_count(result, timeout)), ""
     except RscountError as exc:
         return None, str(exc)
 

@@ -91,14 +91,9 @@ def _restricted(problem: Problem, fixed: tuple, timeout) -> int:
     index = {name: o for o, (name, _) in enumerate(owners(problem))}
     names = [c.name for c in problem.task.concepts]
     if COUNTERS["kernels"].applies(problem):  # learned heads only
-        from .counters.generic.kernels import count_free, count_kernels, count_moved
-        deadline = Deadline(timeout, "kernels")
-        if problem.map_class == "free" and not problem.support.exhaustive:
-            return count_free(problem, list(fixed), deadline)[0]
-        if problem.map_class in ("free", "complete", "permutation"):
-            return count_moved(problem, list(fixed), deadline)[0]
-        reps = {problem.representative(i) for i in range(problem.task.k)}
-        return count_kernels(problem, {r: fixed[index[names[r]]] for r in reps}, deadline)[0]
+        from .counters.generic.kernels import count_learned
+        images = [fixed[index[names[problem.representative(i)]]] for i in range(problem.task.k)]
+        return count_learned(problem, images, Deadline(timeout, "kernels"))[0]
     enc = encode(problem)
     units = [(-var,) for var, (i, v, _, _) in enc.alpha_keys.items() if v >= fixed[index[names[i]]]]
     restricted = dataclasses.replace(enc, clauses=enc.clauses + units, constraints=enc.constraints + units)

@@ -10,7 +10,6 @@ one softmax head per label, each check a linear program).
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -20,6 +19,7 @@ from .counters.base import Deadline
 from .counters.generic.separable import HeadProgram
 from .errors import BackendError, CountTimeout
 from .problem import Problem
+from .support import grid
 
 __all__ = ["HeadSpace", "head_space", "MAX_VECTORS", "MAX_HEADS"]
 
@@ -92,7 +92,7 @@ def head_space(problem: Problem, concept_map=None, timeout: float | None = None,
         heads = labels ** (n - len(image))
         return HeadSpace("learned", n, len(image), 0, n - len(image), heads, heads)
     deadline = Deadline(timeout, "head_space")
-    space = np.array(list(itertools.product(*map(range, task.sizes))), dtype=np.int64)
+    space = grid(task.sizes)
     classes = [sorted(set(col.tolist())) for col in task.evaluate_space().T]
     points = np.array(sorted(image), dtype=np.int64)
     given = np.array([image[tuple(p)] for p in points.tolist()], dtype=np.int64).reshape(len(points), -1)

@@ -61,8 +61,8 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
     Under a learned head (``problem.inference == "learned"``) the map keeps the labels when no prediction is
     shared by support vectors with different labels (some head fits), and, given ``head`` (the model's own
     head read on each support vector's examples perceived as its image: :func:`head_on_images`), when that
-    head gives each support vector's image its label: the pair (map, head) is then one of the counted pairs. Images the head
-    was never seen on are not held against it (``head_read`` says how many were read).
+    head gives each support vector's image its label: the pair (map, head) is then one of the counted pairs.
+    Images the head was never seen on are not held against it (``head_read`` says how many were read).
 
     ``per_concept`` (default for the disentangled and shared classes, whose
     extractors read one concept's input each) reads one value map per concept

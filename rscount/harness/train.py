@@ -359,9 +359,9 @@ def _evaluate(model, problem: Problem, split: Split, with_map: bool, device=None
                 true = np.concatenate([true, also.concepts])
                 seen = np.concatenate([pred, model.predict_concepts(xa)])
                 said = np.concatenate([label_pred, model.predict_labels(xa)])
-            pair = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
-                               head=head_on_images(true, seen, said))
-            probe = learned_map(dataclasses.replace(problem, inference="learned"), split.concepts, pred,
+            as_pair = dataclasses.replace(problem, inference="learned")
+            pair = learned_map(as_pair, split.concepts, pred, head=head_on_images(true, seen, said))
+            probe = learned_map(as_pair, split.concepts, pred,
                                 head=lambda src, img: (model.head_labels(img), np.ones(len(img), dtype=bool)))
     return labels, concepts, learned, pred, metrics, pair, probe
 

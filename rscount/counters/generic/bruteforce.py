@@ -143,21 +143,14 @@ def _joint(problem, deadline):
         if all((heads.setdefault(alpha[g], y) == y if learned else all(table[alpha[g]][t] == y[t] for t in seen))
                and all(alpha[g][i] == g[i] for i in sup) for g, y, sup, seen in rows):
             if problem.inference == "learned:linear":
+                from .separable import separable
                 key = tuple(sorted(heads.items()))
                 if key not in checked:
-                    checked[key] = _separates(problem, heads)
+                    checked[key] = separable(np.array(list(heads), dtype=np.int64),
+                                             np.array(list(heads.values()), dtype=np.int64), problem.task.sizes)
                 if not checked[key]:
                     continue
             yield alpha
-
-
-def _separates(problem, heads: dict) -> bool:
-    """Some linear head gives each predicted vector of ``heads`` its label, over K's label classes."""
-    from .separable import HeadProgram
-    points = np.array(list(heads), dtype=np.int64)
-    labels = np.array(list(heads.values()), dtype=np.int64)
-    return all(HeadProgram(problem.task.sizes, sorted(set(col.tolist())), points, col).feasible()
-               for col in labels.T)
 
 
 class BruteForce(Counter):

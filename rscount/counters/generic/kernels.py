@@ -514,6 +514,19 @@ def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
     return total, nodes
 
 
+def count_learned(problem, images: list | None = None, deadline=None) -> tuple:
+    """(count, search nodes) of a problem :func:`applies` takes, by the form its class has here. ``images``
+    (one per concept) limits each predicted concept, or each shared value map through its representative, to
+    its first few values (orbit counting)."""
+    if problem.map_class == "free" and not problem.support.exhaustive:
+        return count_free(problem, images, deadline)
+    if problem.map_class in ("free", "complete", "permutation"):
+        return count_moved(problem, images, deadline)
+    allowed = None if images is None else {problem.representative(i): images[problem.representative(i)]
+                                           for i in range(problem.task.k)}
+    return count_kernels(problem, allowed, deadline)
+
+
 MAX_TARGETS = 5000  # ways to give the shown values their predicted concepts (free on a listed support)
 
 
@@ -640,13 +653,7 @@ class Kernels(Counter):
     def count(self, problem, encoding, options: Options) -> Tally:
         self.require(problem)
         rows = problem.support.length if problem.support.listed else problem.task.space_size
-        fn = count_kernels
-        if problem.map_class in ("complete", "permutation") or (problem.map_class == "free"
-                                                                 and problem.support.exhaustive):
-            fn = count_moved
-        elif problem.map_class == "free":
-            fn = count_free
-        (total, nodes), _ = small_first(lambda d: fn(problem, deadline=d), rows, self.name, options,
+        (total, nodes), _ = small_first(lambda d: count_learned(problem, deadline=d), rows, self.name, options,
                                         "raise timeout= or name backend=ganak")
         return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
 

@@ -40,12 +40,17 @@ class HeadProgram:
         self.classes = classes
         self.rows = [r for p, y in zip(points.tolist(), labels.tolist()) for r in self._rows(p, y)]
 
+    def _input(self, vector) -> np.ndarray:
+        """The head's input for a concept index vector: its one-hot values and a 1 for the bias."""
+        x = np.zeros(self.d)
+        x[np.asarray(vector, dtype=int) + self.offsets] = 1.0
+        x[-1] = 1.0
+        return x
+
     def _rows(self, point, label) -> list:
         if len(self.classes) < 2:
             return []
-        x = np.zeros(self.d)
-        x[np.asarray(point, dtype=int) + self.offsets] = 1.0
-        x[-1] = 1.0  # the bias
+        x = self._input(point)
         c, a = len(self.classes), self.classes.index(label)
         out = []
         for b in range(c):
@@ -76,10 +81,7 @@ class HeadProgram:
         """Whether ``head`` gives ``vector`` the class ``label`` with margin 1 (no program needed to add it)."""
         if len(self.classes) < 2:
             return True
-        x = np.zeros(self.d)
-        x[np.asarray(vector, dtype=int) + self.offsets] = 1.0
-        x[-1] = 1.0
-        scores = head @ x
+        scores = head @ self._input(vector)
         a = self.classes.index(label)
         return bool(all(scores[a] - scores[b] >= 1 - 1e-9 for b in range(len(self.classes)) if b != a))
 
