@@ -31,10 +31,16 @@ def _group(pgid: int) -> list:
     return out
 
 
+def _ctrl_c_reaches_it() -> None:
+    """Let Ctrl-C reach the child even when this run ignores SIGINT (a shell's background job does, and Python
+    keeps an ignored SIGINT ignored: the child would finish as if no Ctrl-C came)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args: str) -> subprocess.Popen:
     """``countrss ARGS`` in a session of its own: its process group holds it and every child it starts."""
     return subprocess.Popen([sys.executable, "-m", "rscount.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_ctrl_c_reaches_it)
 
 
 def _wait_for_children(proc: subprocess.Popen, at_least: int = 2, seconds: float = 60.0) -> None:

@@ -203,14 +203,14 @@ def test_a_worker_killed_mid_sweep_loses_no_point(tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_leaves_a_readable_file_and_no_worker(tmp_path):
-    from test_processes import _gone
+    from test_processes import _ctrl_c_reaches_it, _gone
     grid = tmp_path / "g.yaml"
     grid.write_text("tasks: [{knowledge: 'And(a, b, c, d, e, f)'}]\nseeds: [" + ", ".join(map(str, range(40))) +
                     "]\nsupport: exhaustive\nbackend: bruteforce\nmap_class: disentangled\n")
     out = tmp_path / "rows.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "rscount.cli", "sweep", str(grid), "--out", str(out),
                              "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_ctrl_c_reaches_it)
     try:
         end = time.monotonic() + 120
         while not (out.exists() and out.read_text().count("\n") >= 2):
