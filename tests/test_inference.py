@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -119,6 +120,30 @@ def test_the_joint_closed_form_by_hand():
     # sum_k 4 * (3)(2)..(3-k+1) * S(3, k) = 4 * (3 * 1 + 6 * 3 + 6 * 1) = 108
     task = rscount.task_from_text("a & b", "a,b")
     assert rscount.count(task, map_class="joint", inference="learned").count == 108
+
+
+@pytest.mark.parametrize("with_flint", [True, False])
+def test_the_joint_closed_form_matches_maps_with_disjoint_images(with_flint, monkeypatch):
+    """Label classes of n_c support vectors sent onto pairwise disjoint image sets among m vectors: the closed
+    form (FLINT's polynomial product, or the Python convolution without it) against every such tuple of maps."""
+    from collections import Counter
+    from rscount.counters.symmetry import closedform
+    if with_flint:
+        pytest.importorskip("flint")
+    else:
+        monkeypatch.setitem(__import__("sys").modules, "flint", None)
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        sizes = [int(x) for x in rng.integers(1, 4, size=int(rng.integers(1, 4)))]
+        m = int(rng.integers(1, 6))
+        c = closedform._images_per_class(Counter(sizes))
+        closed = sum(ck * math.perm(m, k) for k, ck in enumerate(c))
+        owner = [cl for cl, n in enumerate(sizes) for _ in range(n)]
+        listed = sum(all(not set(f[i] for i, o in enumerate(owner) if o == a) & set(f[i] for i, o in enumerate(owner)
+                                                                                   if o == b)
+                         for a in range(len(sizes)) for b in range(a))
+                     for f in itertools.product(range(m), repeat=len(owner)))
+        assert closed == listed, (sizes, m)
 
 
 def test_knowledge_stays_the_default():
