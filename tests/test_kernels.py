@@ -97,6 +97,26 @@ def test_colourings_match_listing():
         assert colour((n, edges), m) == listed
 
 
+@pytest.mark.parametrize("seed", tiered(range(8), 2))
+def test_the_last_two_value_maps_match_listing(seed):
+    """count_two (partition tables and matrix products) against every pair of value maps, on random clashes."""
+    import itertools
+    import math
+    from rscount.counters.generic.lasttwo import count_two
+    rng = random.Random(seed)
+    for _ in range(40):
+        va, vb = list(range(rng.randint(1, 4))), list(range(rng.randint(1, 4)))
+        ma, mb = rng.randint(1, 4), rng.randint(1, 4)
+        tuples = {(rng.choice(va), rng.choice(va), rng.choice(vb), rng.choice(vb)) for _ in range(rng.randint(0, 6))}
+        if rng.random() < 0.3:  # a part that does not read one side merges its rows there
+            tuples.add((None, None, rng.choice(vb), rng.choice(vb)))
+        listed = sum(all(not ((a is None or f[a] == f[a2]) and (b is None or g[b] == g[b2])) for a, a2, b, b2 in tuples)
+                     for f in itertools.product(range(ma), repeat=len(va))
+                     for g in itertools.product(range(mb), repeat=len(vb)))
+        got = count_two(tuples, va, vb, lambda k: math.perm(ma, k), lambda k: math.perm(mb, k))
+        assert got == listed, (tuples, va, vb, ma, mb)
+
+
 @pytest.mark.slow
 def test_kand_logic_on_every_vector_by_hand():
     # each of the 12 value maps (3 values) must be a bijection; shapes and colours share one map each

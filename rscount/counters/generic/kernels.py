@@ -31,6 +31,7 @@ from ...errors import BackendError
 from ...result import Tally
 from ..base import Counter, Options, small_first
 from .colourings import colour, components
+from .lasttwo import count_two
 
 __all__ = ["Kernels", "count_kernels", "MAX_GRID"]
 
@@ -106,6 +107,7 @@ class _Search:
         self.memo: dict = {}
         self.colourings: dict = {}
         self.graphs: dict = {}  # colours -> deletion-contraction memo
+        self.tables: dict = {}  # partition tables of the last two value maps
         self.nodes = 0
         self.tail = [1] * (len(owners) + 1)  # free maps of owners d.. (when nothing is alive)
         for d in range(len(owners) - 1, -1, -1):
@@ -189,7 +191,10 @@ class _Search:
             raise BackendError(f"kernels searches value maps of at most {MAX_VALUES} values shown on the support, "
                                f"not {len(values)}; name backend=ganak")
         small = not any(self._big(e) for e in state)  # the conflicting sets are listed in Python
-        if depth == len(self.owners) - 1 and (len(owner.concepts) == 1 or small):
+        two = self._last_two(depth, state, values) if depth == len(self.owners) - 2 else None
+        if two is not None:
+            out = two
+        elif depth == len(self.owners) - 1 and (len(owner.concepts) == 1 or small):
             out = self._last(owner, values, state) if len(owner.concepts) == 1 else \
                 self._last_shared(owner, values, state)
         else:
@@ -283,6 +288,42 @@ class _Search:
                     return None
                 pairs |= found
         return pairs
+
+    def _last_two(self, depth: int, state, values: list):
+        """The last two value maps (one concept each, no supervised value) counted at once by partition tables
+        (lasttwo.py); None where that does not apply or a side has too many partitions."""
+        first, second = self.owners[depth], self.owners[depth + 1]
+        if len(first.concepts) != 1 or len(second.concepts) != 1 or first.pinned or second.pinned:
+            return None
+        others = sorted(self._values(state, second))
+        return count_two(self._crossing(state, first.concepts[0], second.concepts[0]), values, others,
+                         lambda k: first.weight(values, k, 0), lambda k: second.weight(others, k, 0),
+                         self.tables, self.deadline)
+
+    def _crossing(self, state, ca: int, cb: int) -> set:
+        """(a, a', b, b') for two rows of different labels in one alive class: their values of concepts ca and
+        cb (None where their part does not read the concept)."""
+        out: set = set()
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            if self._big(entry):
+                alive, ids = entry
+                shown = np.unique(np.stack([ids, p.rows[alive, ca], p.rows[alive, cb], p.labels[alive]], axis=1),
+                                  axis=0).tolist()
+                classes: dict = {}
+                for i, a, b, y in shown:
+                    classes.setdefault(i, []).append((a, b, y))
+                groups = classes.values()
+            else:
+                rows, labels = self.lists[n]
+                groups = [{(rows[r][ca], rows[r][cb], labels[r]) for r in cl} for cl in entry]
+            ra, rb = ca in p.concepts, cb in p.concepts
+            for group in groups:
+                group = list(group)
+                for x, (a, b, y) in enumerate(group):
+                    for a2, b2, y2 in group[x + 1:]:
+                        if y != y2:
+                            out.add((a if ra else None, a2 if ra else None, b if rb else None, b2 if rb else None))
+        return out
 
     def _last(self, owner: _Owner, values: list, state) -> int:
         """The last value map (one concept): it merges two shown values exactly when no alive class holds rows
