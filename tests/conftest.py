@@ -20,3 +20,15 @@ def pytest_collection_modifyitems(config, items):
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > FAST_CASES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def patient_quick_tries(monkeypatch):
+    """Give the counters' in-process quick tries 30 s instead of milliseconds, so a test of that path does not
+    depend on how busy the machine is (under load a quick try gives up and a race counts instead)."""
+    from rscount.counters import base, search
+    from rscount.counters.boolean import clauses
+    from rscount.counters.modules import prune
+    monkeypatch.setattr(base, "SMALL_SECONDS", 30.0)
+    for module in (search, clauses, prune):
+        monkeypatch.setattr(module, "QUICK_SECONDS", 30.0)

@@ -138,7 +138,7 @@ def _steps(task, **kw) -> list:
     return [(s.kind, s.counters) for s in rscount.plan(rscount.make_problem(task, **kw)).steps]
 
 
-def test_plans_of_typical_problems():
+def test_plans_of_typical_problems(patient_quick_tries):
     """Which counters a problem gets is the plan's business: asserted on the plan, never on a race's winner."""
     assert _steps("xor4")[0] == ("try", ("automorphism",))
     assert _steps("xor4", map_class="joint") == [("run", ("closed-form",))]

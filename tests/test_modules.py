@@ -96,7 +96,7 @@ class TestModules:
         with pytest.raises(rscount.CountTimeout, match="^modules timed out"):
             rscount.count_problem(problem, "modules", timeout=2)
 
-    def test_kand_logic_disentangled(self):
+    def test_kand_logic_disentangled(self, patient_quick_tries):
         r = rscount.count("kand-logic", support="by-label:100", map_class="disentangled")
         assert r.backend == "modules" and r.count == 1296
         assert "in this process" in r.notes[0]  # one join along the identity: no fork, no race

@@ -137,7 +137,7 @@ class TestSearch(Contract):
             assert (supports(ok, local, j) == want).all()
             assert (supports(ok.astype(np.float32), local, j) == want).all()
 
-    def test_small_problems_are_counted_in_process(self):
+    def test_small_problems_are_counted_in_process(self, patient_quick_tries):
         quick = 0
         for seed in range(60):
             for cls in self.classes:
