@@ -4,8 +4,9 @@ With two value maps left (one concept each), two rows of different labels in one
 exactly when the first map merges their values (a, a') and the second merges theirs (b, b'). So the count
 is the sum, over partitions P of the first map's shown values and Q of the second's, of w(P) w(Q) when no
 such row pair has (a, a') merged by P and (b, b') merged by Q. Each side's partitions are listed once and
-grouped by which of the value pairs in question they merge; the groups that clash are found by 0/1 matrix
-products (P's merged pairs x clash relation x Q's merged pairs). This replaces a chromatic sum per partition
+grouped by which of the value pairs in question they merge; a product of 0/1 matrices (P's merged pairs x
+clash relation) gives the pairs each group of P forbids to Q, and one pass of bitmasks over Q's partitions per
+distinct forbidden set counts the Qs that merge none of them. This replaces a chromatic sum per partition
 of the first map (MNAdd-EvenOdd free: 36,401 partitions a side).
 """
 from __future__ import annotations
@@ -18,7 +19,6 @@ __all__ = ["count_two", "MAX_PARTITIONS", "MAX_SIDE_VALUES"]
 
 MAX_PARTITIONS = 1_500_000  # partitions of one side listed; past this the caller searches as before
 MAX_SIDE_VALUES = 12  # shown values of one side
-CELLS = 1 << 23  # entries of one block of the (first-side groups x second-side groups) product
 
 
 def count_two(tuples: set, values_a: list, values_b: list, weight_a: Callable[[int], int],
@@ -48,18 +48,19 @@ def count_two(tuples: set, values_a: list, values_b: list, weight_a: Callable[[i
     rel_b = sorted({eb for _, eb in clash} - must_b)
     if len(rel_a) > 62 or len(rel_b) > 62:  # merged pairs are kept as int64 bitmasks
         return None
-    side_a = _groups(len(values_a), must_a, rel_a, cache, deadline)
-    side_b = _groups(len(values_b), must_b, rel_b, cache, deadline)
+    side_a = _partitions(len(values_a), must_a, rel_a, cache, deadline)
+    side_b = _partitions(len(values_b), must_b, rel_b, cache, deadline)
     if side_a is None or side_b is None:
         return None
     wa = [weight_a(k) for k in range(len(values_a) + 1)]
     wb = [weight_b(k) for k in range(len(values_b) + 1)]
     if not rel_a or not rel_b:
-        return _weighted(side_a[1].sum(axis=0), wa) * _weighted(side_b[1].sum(axis=0), wb)
-    if len(side_a[0]) > len(side_b[0]):  # the side with fewer groups is walked in Python
+        return _weighted(np.bincount(side_a[1], minlength=len(wa)), wa) * \
+            _weighted(np.bincount(side_b[1], minlength=len(wb)), wb)
+    if len(side_a[0]) > len(side_b[0]):  # the side with fewer partitions is walked in Python
         side_a, side_b, rel_a, rel_b, wa, wb = side_b, side_a, rel_b, rel_a, wb, wa
         clash = {(eb, ea) for ea, eb in clash}
-    (masks_a, counts_a), (masks_b, counts_b) = side_a, side_b
+    masks_a, counts_a = _grouped(*side_a, len(wa))
     at = {e: n for n, e in enumerate(rel_a)}
     bt = {e: n for n, e in enumerate(rel_b)}
     relation = np.zeros((len(rel_a), len(rel_b)), dtype=np.float32)
@@ -73,17 +74,28 @@ def count_two(tuples: set, values_a: list, values_b: list, weight_a: Callable[[i
     weight_of = [0] * len(distinct)
     for g, row in zip(which.reshape(-1).tolist(), counts_a.tolist()):
         weight_of[g] += _weighted(row, wa)
-    per_block = counts_b.astype(np.float32)  # exact: sums of at most MAX_PARTITIONS partitions
+    order = np.argsort(side_b[1], kind="stable")  # the second side's partitions by number of blocks
+    masks_b = side_b[0][order]
+    bounds = np.searchsorted(side_b[1][order], np.arange(len(wb) + 1))
+    segments = [(k, bounds[k], bounds[k + 1]) for k in range(len(wb)) if bounds[k] < bounds[k + 1]]
+    merged = np.empty(len(masks_b), dtype=np.int64)
+    free = np.empty(len(masks_b), dtype=bool)
     total = 0
-    step = max(1, CELLS // max(1, len(masks_b)))
-    for lo in range(0, len(distinct), step):
-        if deadline is not None:
+    for n, (g, w) in enumerate(zip(distinct.tolist(), weight_of)):
+        if deadline is not None and n % 256 == 0:
             deadline.check()
-        free = (distinct[lo:lo + step, None] & masks_b[None, :]) == 0
-        fits = free.astype(np.float32) @ per_block  # (forbidden set, blocks of the second side) -> partitions
-        for w, row in zip(weight_of[lo:lo + step], fits.astype(np.int64).tolist()):
-            total += w * _weighted(row, wb)
+        np.bitwise_and(masks_b, g, out=merged)
+        np.equal(merged, 0, out=free)  # second-side partitions merging none of the forbidden pairs
+        total += w * sum(int(np.count_nonzero(free[lo:hi])) * wb[k] for k, lo, hi in segments)
     return total
+
+
+def _grouped(masks: np.ndarray, blocks: np.ndarray, width: int) -> tuple:
+    """(distinct masks, partitions per mask and number of blocks)."""
+    distinct, which = np.unique(masks, return_inverse=True)
+    counts = np.zeros((len(distinct), width), dtype=np.int64)
+    np.add.at(counts, (which.reshape(-1), blocks), 1)
+    return distinct, counts
 
 
 def _weighted(counts, weights: list) -> int:
@@ -99,9 +111,9 @@ def _bits(masks: np.ndarray, width: int) -> np.ndarray:
     return ((masks[:, None] >> np.arange(width, dtype=np.int64)[None, :]) & 1).astype(np.float32)
 
 
-def _groups(n: int, must: set, relevant: list, cache: dict | None, deadline):
-    """The partitions of values 0..n-1 keeping each pair of ``must`` apart, grouped by which ``relevant`` pairs
-    they merge: (masks, counts per number of blocks); None past MAX_PARTITIONS."""
+def _partitions(n: int, must: set, relevant: list, cache: dict | None, deadline):
+    """The partitions of values 0..n-1 keeping each pair of ``must`` apart, as (which ``relevant`` pairs each
+    merges, as a bitmask; its number of blocks); None past MAX_PARTITIONS."""
     key = (n, frozenset(must), tuple(relevant))
     if cache is not None and key in cache:
         return cache[key]
@@ -147,10 +159,7 @@ def _groups(n: int, must: set, relevant: list, cache: dict | None, deadline):
 
     out = None
     if grow(0, 0) and len(masks) <= MAX_PARTITIONS:
-        distinct, which = np.unique(np.array(masks, dtype=np.int64), return_inverse=True)
-        counts = np.zeros((len(distinct), n + 1), dtype=np.int64)
-        np.add.at(counts, (which.reshape(-1), np.array(blocks, dtype=np.int64)), 1)
-        out = (distinct, counts)
+        out = (np.array(masks, dtype=np.int64), np.array(blocks, dtype=np.int64))
     if cache is not None:
         cache[key] = out
     return out
