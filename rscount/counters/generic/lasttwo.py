@@ -1,4 +1,4 @@
-"""The last two value maps of the kernels search at once: two tables of partitions and two matrix products.
+"""The last two value maps of the kernels search at once: a table of partitions per side, and bitmasks.
 
 With two value maps left (one concept each), two rows of different labels in one alive class stay merged
 exactly when the first map merges their values (a, a') and the second merges theirs (b, b'). So the count
@@ -25,9 +25,8 @@ def count_two(tuples: set, values_a: list, values_b: list, weight_a: Callable[[i
               weight_b: Callable[[int], int], cache: dict | None = None, deadline=None) -> int | None:
     """The weighted pairs of partitions of ``values_a`` and ``values_b`` that merge no row pair in ``tuples``
     ((a, a', b, b') of two rows of different labels in one alive class; None for a side not reading them) on
-    both sides; ``weight_x(blocks)``
-    counts the maps of a side with a kernel of that many blocks on its shown values. None when a side has more
-    than MAX_PARTITIONS partitions or MAX_SIDE_VALUES values."""
+    both sides; ``weight_x(blocks)`` counts the maps of a side with a kernel of that many blocks on its shown
+    values. None when a side has more than MAX_PARTITIONS partitions or MAX_SIDE_VALUES values."""
     if len(values_a) > MAX_SIDE_VALUES or len(values_b) > MAX_SIDE_VALUES:
         return None
     ia = {v: i for i, v in enumerate(values_a)}
