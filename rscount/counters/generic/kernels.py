@@ -14,6 +14,8 @@ factorial, with supervised values sent to themselves), searched value map by val
   injective is cut (kernels only get finer downwards);
 - the last value map, when it reads one concept, merges two values u and w exactly when no alive class holds
   a row with u and a row with w of different labels: the count is a chromatic sum over its conflict graph;
+- the last two value maps, when they read one concept each with no supervised value, are counted at once from
+  a table of each one's partitions (lasttwo.py) instead of a chromatic sum per partition of the first;
 - states are memoised (many kernels of one value map leave the same alive classes).
 
 On an exhaustive support the labels that read disjoint sets of concepts are counted on their own grids
