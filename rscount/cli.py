@@ -493,8 +493,9 @@ def _count(argv: Sequence[str], out, err) -> int:
         for path in export_library(args.export_dimacs):
             print(path, file=out)
         return 0
-    if args.backend and args.approx and args.backend not in ("approxmc", "estimate"):
-        raise _UsageError(f"--approx uses approxmc or estimate; it cannot be combined with --backend "
+    estimating = [name for name, counter in COUNTERS.items() if not counter.exact]
+    if args.backend and args.approx and args.backend not in estimating:
+        raise _UsageError(f"--approx uses {' or '.join(estimating)}; it cannot be combined with --backend "
                           f"{args.backend}")
     if args.enumerate is not None and args.enumerate < 0:
         raise _UsageError("--enumerate takes a non-negative number of maps")

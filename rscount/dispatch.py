@@ -225,6 +225,8 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
     SDD compilation) against Ganak.
     """
     check_mode(exact, approx)
+    if approx and COUNTERS["kernels"].applies(problem):  # learned heads only
+        return ("kernels-estimate",)
     if approx:
         return ("estimate", "approxmc") if problem.inference == "knowledge" and not problem.parts and COUNTERS["estimate"].applies(
             problem) else ("approxmc",)
@@ -262,6 +264,8 @@ def _generic_reason(problem: Problem, names: tuple, approx: bool) -> str:
         else names[0]
     why = {
         "approxmc": "an (epsilon, delta) estimate by hashing",
+        "kernels-estimate": "a learned head: the kernels search, states that only unread concepts can split "
+                            "estimated by sampling",
         "estimate": "arithmetic labels: exact elimination plus sampling",
         "closed-form": "the joint class has a closed form",
         "separable": "a learned linear head: the maps some head completes, each labelled image checked by a "

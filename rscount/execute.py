@@ -81,7 +81,8 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
              memory_mb: int | None = None, progress: Optional[Callable[[str], None]] = None) -> CountResult:
     check_mode(exact, approx)
     if backend is not None and approx and COUNTERS.get(backend, COUNTERS["ganak"]).exact:
-        raise EncodingError(f"approx=True uses approxmc or estimate; it cannot be combined with backend={backend}")
+        raise EncodingError(f"approx=True uses an estimating counter (approxmc, estimate, kernels-estimate); it "
+                            f"cannot be combined with backend={backend}")
     if backend is not None and exact and not COUNTERS.get(backend, COUNTERS["ganak"]).exact:
         raise EncodingError(f"exact=True asks for an exact count but backend={backend} approximates")
     steps = plan(problem, backend, exact=exact, approx=approx, decide_generic=False)

@@ -9,7 +9,8 @@ import pytest
 import rscount
 from rscount.counters.arithmetic import estimate, montecarlo
 from rscount.counters.arithmetic.linear import Rows, _components, _constraints, _count_component
-from rscount.counters.arithmetic.montecarlo import Confidence, Estimate, _Sampler, stopping_rule
+from rscount.counters.arithmetic.montecarlo import Confidence, _Sampler
+from rscount.counters.sampling import Estimate, stopping_rule
 from rscount.counters.base import Deadline
 
 

@@ -10,7 +10,7 @@
 - ``search/``: any listed support, by a search over the entries of the value maps.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'weight']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'kernels-estimate', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'weight']
 """
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ COUNTERS: dict = {
     "enumerate": enumerate_.BACKEND,
     "separable": separable.BACKEND,
     "kernels": kernels.BACKEND,
+    "kernels-estimate": kernels.ESTIMATE,
     "closed-form": closedform.BACKEND,
     "bruteforce": bruteforce.BACKEND,
     "pyeda-reference": pyeda_reference.BACKEND,

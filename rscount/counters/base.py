@@ -233,7 +233,7 @@ def check_accuracy(epsilon: float, delta: float) -> None:
 
 def _advice(backend: str, limit: str) -> str:
     """What to do after running out of a limit: approximate, unless that is what ran out."""
-    if backend in ("approxmc", "estimate"):
+    if backend in ("approxmc", "estimate", "kernels-estimate"):
         return f"raise {limit} or loosen epsilon= / delta="
     return f"raise {limit} or try approx=True"
 

@@ -8,13 +8,14 @@ exact when nothing had to be sampled.
 """
 from __future__ import annotations
 
-import math
 
 from ...errors import BackendError
 from ...result import Tally
 from ..base import Counter, Deadline, Options, small_first
 from . import elimination, linear, product
-from .montecarlo import Confidence, Estimate
+from .. import sampling
+from ..sampling import Estimate
+from .montecarlo import Confidence
 
 
 def _solve(problem, deadline: Deadline, confidence: Confidence):
@@ -50,12 +51,7 @@ class EstimateCounter(Counter):
                                "please report this")
         if not isinstance(total, Estimate):
             return Tally(int(total), notes=("estimate: every part was counted exactly by elimination",))
-        eps = max(options.epsilon, float(total.upper / total.value) - 1, float(total.value / total.lower) - 1)
-        note = (f"estimate: {used.estimates} systems too large to eliminate were sampled ({used.draws} uniform "
-                f"solutions of their equations, Dagum-Karp-Luby-Ross stopping rule); the true count is within a "
-                f"factor 1+{eps:.3g} of the estimate with probability >= {1 - options.delta:g}")
-        return Tally(round(total.value), exact=False, lower=max(math.ceil(total.lower), 1),
-                     upper=math.floor(total.upper), epsilon=eps, delta=options.delta, notes=(note,))
-
+        return sampling.tally(total, used, f"estimate: {used.estimates} systems too large to eliminate were sampled "
+                                           f"(uniform solutions of their equations)")
 
 BACKEND = EstimateCounter()

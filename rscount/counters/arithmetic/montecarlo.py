@@ -16,13 +16,12 @@ draw until ``Upsilon1`` successes; ``Upsilon1 / draws`` is within a factor
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
 from ...errors import BackendError
-from ..base import Deadline, check_accuracy
+from .. import sampling
+from ..base import Deadline
 from .linear import (
     TooManyStates,
     _components,
@@ -34,84 +33,14 @@ from .linear import (
 
 EXACT_CELLS = 1 << 22  # the exact elimination first tries with this much room, then the estimate takes over
 EVERY = 1 << 14  # equations with at most this many solutions: check each one instead of sampling
-MAX_BATCH = 1 << 16  # solutions drawn at once
-MAX_DRAWS = 1 << 24  # draws without the stopping rule's successes before giving up (the fraction is tiny or 0)
+MAX_DRAWS = sampling.MAX_DRAWS  # draws without the stopping rule's successes before giving up
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A count known within [lower, upper] (when every estimate behind it held): adds and multiplies like one."""
-
-    value: Fraction
-    lower: Fraction
-    upper: Fraction
-
-    @staticmethod
-    def of(x) -> Estimate:
-        return x if isinstance(x, Estimate) else Estimate(Fraction(x), Fraction(x), Fraction(x))
-
-    def __add__(self, other) -> Estimate:
-        o = Estimate.of(other)
-        return Estimate(self.value + o.value, self.lower + o.lower, self.upper + o.upper)
-
-    def __mul__(self, other) -> Estimate:  # counts are nonnegative: bounds multiply
-        o = Estimate.of(other)
-        return Estimate(self.value * o.value, self.lower * o.lower, self.upper * o.upper)
-
-    __radd__ = __add__
-    __rmul__ = __mul__
-
-    def __bool__(self) -> bool:
-        return self.value > 0
-
-
-@dataclass
-class Confidence:
-    """The accuracy asked of the estimates of one count, and what they have used of it.
-
-    The i-th estimate gets ``delta * 6 / (pi^2 i^2)``, so all of them hold at
-    once with probability at least ``1 - delta`` however many there are.
-    """
-
-    epsilon: float
-    delta: float
-    seed: int = 1
-    estimates: int = 0
-    draws: int = 0
-    rng: np.random.Generator = field(init=False, repr=False)
-
-    def __post_init__(self):
-        check_accuracy(self.epsilon, self.delta)
-        self.rng = np.random.default_rng(self.seed)
-
-    def next_delta(self) -> float:
-        self.estimates += 1
-        return self.delta * 6 / (math.pi ** 2 * self.estimates ** 2)
+class Confidence(sampling.Confidence):
+    """:class:`sampling.Confidence` that also solves a system (the estimating twin of ``linear.count_system``)."""
 
     def solve(self, system, deadline: Deadline) -> tuple:
-        """The estimating twin of :func:`linear.count_system` under this confidence."""
         return estimate_system(system, deadline, self)
-
-
-def stopping_rule(draw, epsilon: float, delta: float, deadline: Deadline) -> tuple:
-    """(estimate of the mean, draws) of 0/1 outcomes from ``draw(n)`` (an array of n), within a factor
-    ``1 +- epsilon`` of the mean with probability at least ``1 - delta`` (Dagum et al. 2000, 0 < epsilon < 1)."""
-    upsilon1 = 1 + (1 + epsilon) * 4 * (math.e - 2) * math.log(2 / delta) / epsilon ** 2
-    need = math.ceil(upsilon1)  # the sum of 0/1 outcomes reaches upsilon1 when it reaches its ceiling
-    hits = draws = 0
-    batch = 256
-    while True:
-        deadline.check()
-        z = np.asarray(draw(batch), dtype=np.int64)
-        total = np.cumsum(z)
-        if hits + int(total[-1]) >= need:
-            draws += int(np.searchsorted(total, need - hits)) + 1
-            return Fraction(upsilon1) / draws, draws
-        hits, draws = hits + int(total[-1]), draws + batch
-        if draws >= MAX_DRAWS:
-            raise BackendError(f"montecarlo: {hits} of {draws} draws succeeded, too few for the stopping rule; "
-                               f"the fraction to estimate is tiny or 0; use backend=ganak or search")
-        batch = min(batch * 2, MAX_BATCH)
 
 
 class _Sampler:
@@ -204,11 +133,7 @@ def estimate_system(system, deadline: Deadline, confidence: Confidence) -> tuple
             picked[c] = rng.integers(0, len(domain[c]), n)
         return keeps(picked, n)
 
-    eps = confidence.epsilon / (1 + confidence.epsilon)  # so the bounds below are within 1 + epsilon
-    mu, draws = stopping_rule(draw, eps, confidence.next_delta(), deadline)
-    confidence.draws += draws
-    value = n_eq * mu
-    return Estimate(value, value / (1 + Fraction(eps)), value / (1 - Fraction(eps))), len(free)
+    return confidence.estimate(draw, n_eq, deadline, max_draws=MAX_DRAWS), len(free)
 
 
 def _every(samplers: list, uniform: list, domain: list) -> dict | None:

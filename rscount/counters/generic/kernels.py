@@ -31,7 +31,8 @@ import numpy as np
 
 from ...errors import BackendError
 from ...result import Tally
-from ..base import Counter, Options, small_first
+from ..base import Counter, Deadline, Options, small_first
+from ..sampling import Confidence, Estimate, tally
 from .colourings import colour, components
 from .lasttwo import count_two
 
@@ -41,6 +42,7 @@ MAX_GRID = 1 << 22  # rows of one label part's grid on an exhaustive support
 SMALL = 4096  # alive rows of a part from which its state is kept as Python classes
 MEMO_ROWS = 100_000  # states of at most this many alive rows are memoised (larger ones occur near the top)
 MAX_VALUES = 16  # values of one value map the chromatic sum and the partition search take
+EXACT_FIRST = 10.0  # seconds the estimating twin gives the exact search before it samples
 
 
 class _Owner:
@@ -115,14 +117,23 @@ class _Search:
         for d in range(len(owners) - 1, -1, -1):
             self.tail[d] = self.tail[d + 1] * owners[d].free()
 
-    def start(self) -> int:
+    def initial(self):
+        """The state before any value map: per part, its rows in one class (None: two rows of different labels
+        show the same concepts, so no map keeps them apart)."""
         state = []
         for p in self.parts:
             ids = np.zeros(len(p.rows), dtype=np.int64)
             alive = np.nonzero(_mixed(ids, p.labels))[0]
             state.append(self._settle(len(state), alive, ids[alive]))
-        if self._dead(state, 0):
+        return None if self._dead(state, 0) else tuple(state)
+
+    def start(self, confidence=None):
+        """The count; with a :class:`Confidence`, an :class:`Estimate` of it by sampling every value map."""
+        state = self.initial()
+        if state is None:
             return 0
+        if confidence is not None and any(self._alive(e) for e in state):
+            return self._estimate(tuple(state), confidence)
         return self.total(0, tuple(state))
 
     def _settle(self, n: int, alive: np.ndarray, ids: np.ndarray):
@@ -217,6 +228,38 @@ class _Search:
         if key is not None:
             self.memo[key] = out
         return out
+
+    def _estimate(self, state, confidence):
+        """The count as every value map's free maps times the fraction of them, drawn uniformly, that keep each
+        class's labels apart (an :class:`Estimate` by the stopping rule)."""
+        owners = self.owners
+        flat = [self._flat(n, entry) for n, entry in enumerate(state)]
+        rng = confidence.rng
+
+        def draw(n: int) -> np.ndarray:
+            tables = []
+            for o in owners:
+                table = rng.integers(0, o.allowed, size=(n, o.size))
+                for v in o.pinned:
+                    table[:, v] = v
+                tables.append(table)
+            ok = np.ones(n, dtype=bool)
+            for (rows, ids), p in zip(flat, self.parts):
+                if len(rows):
+                    ok &= _apart_all(ids, p.labels[rows], [(t, p.rows[rows, c], o.allowed) for o, t in zip(
+                        owners, tables) for c in o.concepts if c in p.concepts])
+            return ok
+
+        return confidence.estimate(draw, self.tail[0], self.deadline or Deadline(None, "kernels"),
+                                   who="kernels-estimate", advice="name backend=kernels for the exact count")
+
+    def _flat(self, n: int, entry) -> tuple:
+        """(alive row indices, class ids) of a part's state entry, as arrays."""
+        if self._big(entry):
+            return entry
+        rows = [r for cl in entry for r in cl]
+        ids = [i for i, cl in enumerate(entry) for _ in cl]
+        return np.asarray(rows, dtype=np.int64), np.asarray(ids, dtype=np.int64)
 
     def _values(self, state, owner: _Owner) -> set:
         out: set = set()
@@ -392,6 +435,31 @@ class _Search:
         return out
 
 
+def _apart_all(ids: np.ndarray, labels: np.ndarray, columns: list) -> np.ndarray:
+    """Per draw, whether no two rows of one class with different labels get one image: ``columns`` holds
+    (drawn tables, draws x values; the rows' values; images) per concept read."""
+    n = len(columns[0][0]) if columns else 1
+    ok = np.ones(n, dtype=bool)
+    width = int(labels.max()) + 1
+    chunk = max(1, (1 << 22) // len(ids))  # draws x rows held at once
+    for lo in range(0, n, chunk):
+        m = min(chunk, n - lo)
+        key = np.broadcast_to(ids, (m, len(ids))).astype(np.int64)
+        span = int(ids.max()) + 1
+        for table, values, images in columns:
+            if span * images * m * width >= 1 << 62:  # compact before the keys below would overflow
+                key = np.unique(key, return_inverse=True)[1].reshape(key.shape)
+                span = int(key.max()) + 1
+            key = key * images + table[lo:lo + m][:, values]
+            span *= images
+        # one sort of (draw, image, label) codes: a draw fails where one (draw, image) shows two labels
+        code = np.sort(((np.arange(m, dtype=np.int64)[:, None] * span + key) * width + labels).reshape(-1))
+        cell = code // width
+        clash = (cell[1:] == cell[:-1]) & (code[1:] != code[:-1])
+        ok[lo + np.unique(cell[1:][clash] // span)] = False
+    return ok
+
+
 def _split_pairs(seen: dict):
     """Value pairs (u < w) whose rows carry different labels, from one group's value -> labels; None when one
     value carries two labels (nothing separates those rows)."""
@@ -515,9 +583,12 @@ def _layout(problem) -> tuple:
     return [_Part(rows, np.asarray(ids, dtype=np.int64), range(task.k))], pins
 
 
-def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: tuple | None = None) -> tuple:
+def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: tuple | None = None,
+                  confidence=None) -> tuple:
     """(count, search nodes) of a learned-head ``problem`` under disentangled or shared; ``allowed`` maps a
-    value map's representative concept to how many images it may use (orbit counting; moved concepts)."""
+    value map's representative concept to how many images it may use (orbit counting; moved concepts). With a
+    :class:`~rscount.counters.sampling.Confidence`, an :class:`~rscount.counters.sampling.Estimate` by drawing
+    the value maps uniformly (exact 0 or free count where nothing is alive)."""
     parts, pins = layout if layout is not None else _layout(problem)
     if pins and allowed and any(allowed.get(r, problem.task.sizes[r]) != problem.task.sizes[r] for r in pins):
         raise BackendError("restricted images and supervised values do not go together")
@@ -526,13 +597,13 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: t
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
     owners = _order(_owners(problem, allowed, pins), parts, read)
     search = _Search(parts, owners, deadline)
-    return search.start(), search.nodes
+    return search.start(confidence), search.nodes
 
 
 MAX_ASSIGNMENTS = 5000  # distinct image sizes a bijection of concepts can give (complete / permutation)
 
 
-def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
+def count_moved(problem, images: list | None = None, deadline=None, confidence=None) -> tuple:
     """(count, search nodes) under complete or permutation, and free on the exhaustive support: there a
     predicted concept that must come out one-hot on every vector reads all values of one concept, so the free
     maps are the complete ones. On a non-empty support a complete map sends each concept
@@ -546,34 +617,107 @@ def count_moved(problem, images: list | None = None, deadline=None) -> tuple:
     images = list(task.sizes) if images is None else list(images)
     layout = _layout(flat)
     mult = math.prod(math.factorial(images.count(x)) for x in set(images))
+    if confidence is not None:
+        return _sample_moved(flat, layout, images, mult, deadline, confidence), 0
     total, nodes = 0, 0
     for n, vector in enumerate(_arrangements(images)):
         if n >= MAX_ASSIGNMENTS:
             raise BackendError(f"more than {MAX_ASSIGNMENTS} ways to give the concepts their predicted "
                                f"concepts' sizes; name backend=ganak")
-        count, visited = count_kernels(flat, dict(enumerate(vector)), deadline, layout)
+        count, visited = count_kernels(flat, dict(enumerate(vector)), deadline, layout, confidence)
         total += mult * count
         nodes += visited
     return total, nodes
 
 
-def count_learned(problem, images: list | None = None, deadline=None) -> tuple:
+def _sample_moved(flat, layout: tuple, images: list, mult: int, deadline, confidence):
+    """An :class:`Estimate` of :func:`count_moved`: complete maps drawn uniformly (the sizes each concept's
+    predicted concept has, drawn by their number of value maps, then the value maps), the fraction keeping each
+    class's labels apart times the class's size."""
+    parts, pins = layout
+    sizes = list(flat.task.sizes)
+    owners = [_Owner([i], sizes[i], sizes[i], frozenset(pins.get(i, ()))) for i in range(len(sizes))]
+    search = _Search(parts, owners, deadline)
+    state = search.initial()
+    types = sorted(set(images))
+    ways = _size_ways(sizes, types, tuple(images.count(b) for b in types))
+    total = mult * ways[0][tuple(images.count(b) for b in types)]
+    if state is None or not any(search._alive(e) for e in state):
+        return 0 if state is None else total
+    flat_rows = [search._flat(n, entry) for n, entry in enumerate(state)]
+    rng, top = confidence.rng, max(types)
+
+    steps = _size_steps(sizes, types, ways)
+    chosen_size = np.asarray(types, dtype=np.int64)
+
+    def draw(n: int) -> np.ndarray:
+        at = np.zeros(n, dtype=np.int64)  # each draw's sizes left, as a state id of the step
+        tables = []
+        for d, (chance, after) in zip(sizes, steps):  # a predicted size per concept, by the maps it leaves
+            pick = (chance[at].cumsum(axis=1) < rng.random((n, 1))).sum(axis=1).clip(max=len(types) - 1)
+            at = after[at, pick]
+            tables.append((rng.random((n, d)) * chosen_size[pick][:, None]).astype(np.int64))
+        ok = np.ones(n, dtype=bool)
+        for (rows, ids), p in zip(flat_rows, parts):
+            if len(rows):
+                ok &= _apart_all(ids, p.labels[rows], [(tables[c], p.rows[rows, c], top) for c in range(len(sizes))
+                                                        if c in p.concepts])
+        return ok
+
+    return confidence.estimate(draw, total, deadline or Deadline(None, "kernels"), who="kernels-estimate",
+                               advice="name backend=kernels for the exact count")
+
+
+def _size_steps(sizes: list, types: list, ways: list) -> list:
+    """Per concept, (chance of each size type per state of sizes left, the state it leads to): states numbered
+    per step in ``ways``' order, the first step's only state 0."""
+    from fractions import Fraction
+    steps = []
+    ids = [{left: n for n, left in enumerate(w)} for w in ways]
+    for i, d in enumerate(sizes):
+        chance = np.zeros((len(ways[i]), len(types)))
+        after = np.zeros((len(ways[i]), len(types)), dtype=np.int64)
+        for left, n in ids[i].items():
+            for t, b in enumerate(types):
+                nxt = left[:t] + (left[t] - 1,) + left[t + 1:]
+                if nxt in ids[i + 1]:
+                    chance[n, t] = float(Fraction(b ** d * ways[i + 1][nxt], ways[i][left]))
+                    after[n, t] = ids[i + 1][nxt]
+        steps.append((chance, after))
+    return steps
+
+
+def _size_ways(sizes: list, types: list, counts: tuple) -> list:
+    """Per concept i, (sizes left to give out -> value maps of concepts i.. into them): ways[i][left]."""
+    ways = [dict() for _ in range(len(sizes) + 1)]
+    ways[len(sizes)][tuple(0 for _ in types)] = 1
+    for i in range(len(sizes) - 1, -1, -1):
+        for after, w in ways[i + 1].items():
+            for t, b in enumerate(types):
+                before = after[:t] + (after[t] + 1,) + after[t + 1:]
+                if before[t] <= counts[t]:
+                    ways[i][before] = ways[i].get(before, 0) + b ** sizes[i] * w
+    return ways
+
+
+def count_learned(problem, images: list | None = None, deadline=None, confidence=None) -> tuple:
     """(count, search nodes) of a problem :func:`applies` takes, by the form its class has here. ``images``
     (one per concept) limits each predicted concept, or each shared value map through its representative, to
-    its first few values (orbit counting)."""
+    its first few values (orbit counting); ``confidence``: estimate where :func:`count_kernels` says."""
     if problem.map_class == "free" and not problem.support.exhaustive:
-        return count_free(problem, images, deadline)
+        return count_free(problem, images, deadline, confidence)
     if problem.map_class in ("free", "complete", "permutation"):
-        return count_moved(problem, images, deadline)
+        return count_moved(problem, images, deadline, confidence)
     allowed = None if images is None else {problem.representative(i): images[problem.representative(i)]
                                            for i in range(problem.task.k)}
-    return count_kernels(problem, allowed, deadline)
+    return count_kernels(problem, allowed, deadline, confidence=confidence)
 
 
 MAX_TARGETS = 5000  # ways to give the shown values their predicted concepts (free on a listed support)
+MAX_FREE_ROWS = 800  # distinct support vectors those ways are found over, one recursion level each
 
 
-def count_free(problem, images: list | None = None, deadline=None) -> tuple:
+def count_free(problem, images: list | None = None, deadline=None, confidence=None) -> tuple:
     """(count, search nodes) under free on a listed support. A free map sends each concept value to one
     predicted value, and on every support vector each predicted concept must come out one-hot: the vector's
     k values go to k distinct predicted concepts. So given where each shown value goes (its target concept;
@@ -584,6 +728,9 @@ def count_free(problem, images: list | None = None, deadline=None) -> tuple:
     from ...support import label_ids
     task = problem.task
     rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
+    if len(rows) > MAX_FREE_ROWS:
+        raise BackendError(f"kernels gives the shown values their predicted concepts row by row, on supports of "
+                           f"up to {MAX_FREE_ROWS} distinct vectors, not {len(rows)}; name backend=ganak")
     ids = np.asarray(label_ids(problem.labels[first])[0], dtype=np.int64)
     shown = {(j, int(u)) for g in rows.tolist() for j, u in enumerate(g)}
     images = list(task.sizes) if images is None else list(images)
@@ -609,7 +756,7 @@ def count_free(problem, images: list | None = None, deadline=None) -> tuple:
         owners = [_Owner([c], len(domains[c]), images[c], frozenset()) for c in range(task.k)]
         parts = [_Part(rewritten, ids, range(task.k))]
         search = _Search(parts, _order(owners, parts, set(range(task.k))), deadline)
-        done[key] = search.start()
+        done[key] = search.start(confidence)
         total += done[key]
         nodes += search.nodes
     return total * anywhere, nodes
@@ -701,4 +848,36 @@ class Kernels(Counter):
         return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
 
 
+class KernelsEstimate(Kernels):
+    """``approx=True`` under a learned head: the exact kernels search when it finishes within EXACT_FIRST
+    seconds (a quarter of the limit at most), else an estimate from value maps drawn uniformly (ConCon's 2,000
+    scenes, where colours and materials no label reads leave too many kernels to list)."""
+
+    name = "kernels-estimate"
+    exact = False
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        self.require(problem)
+        rows = problem.support.length if problem.support.listed else problem.task.space_size
+
+        def solve(deadline: Deadline) -> tuple:
+            first = EXACT_FIRST if options.timeout is None else min(EXACT_FIRST, options.timeout / 4)
+            try:
+                return count_learned(problem, deadline=Deadline(first, self.name, cancel=options.cancel)), None, None
+            except BackendError as exc:  # out of time, or past a listing limit: sample
+                if options.cancel is not None and options.cancel.is_set():
+                    raise
+                confidence = Confidence(options.epsilon, options.delta, options.seed)
+                return count_learned(problem, deadline=deadline, confidence=confidence), confidence, str(exc)
+
+        ((total, nodes), used, why), _ = small_first(solve, rows, self.name, options,
+                                                     "raise timeout= or loosen epsilon= / delta=")
+        if not isinstance(total, Estimate):
+            how = f"{nodes} states" if used is None else "nothing left to sample"
+            return Tally(int(total), notes=(f"kernels-estimate: counted exactly by the kernels search ({how})",))
+        return tally(total, used, f"kernels-estimate: the exact search gave up ({why.split(';')[0]}); "
+                                  f"{used.estimates} estimate(s) from maps of the class drawn uniformly")
+
+
 BACKEND = Kernels()
+ESTIMATE = KernelsEstimate()
