@@ -1,7 +1,9 @@
 """``python -m benchmarks.learned_counts [--timeout S] [--tasks A,B] [--classes C,D]``: the count under a learned
 head (inference learned) for library tasks on their default supports, in every map class, with the knowledge
 count beside it; one JSON object per line (count, backend, seconds, or why it is missing).
-``--render FILE.jsonl`` prints those lines as the markdown table of docs/benchmarks.md."""
+``--approx-for FILE.jsonl`` adds, to each row of an earlier run without a learned-head count, the (epsilon, delta)
+estimate of ``approx=True`` (printing every row again); ``--render FILE.jsonl`` prints those lines as the
+markdown table of docs/benchmarks.md."""
 from __future__ import annotations
 
 import argparse
@@ -32,7 +34,29 @@ def one(task: str, cls: str, inference: str, timeout: float) -> dict:
     return dict(out, seconds=round(time.perf_counter() - start, 3))
 
 
-def _cell(out: dict) -> str:
+def estimated(task: str, cls: str, timeout: float) -> dict:
+    """The (epsilon, delta) estimate of the learned-head count (defaults 0.8, 0.2), or why it is missing."""
+    start = time.perf_counter()
+    try:
+        r = rscount.count(task, map_class=cls, inference="learned", approx=True, timeout=timeout)
+        out = {"count": _shown(r.count), "exact": r.exact, "backend": r.backend, "lower": _shown(r.lower or 0),
+               "upper": _shown(r.upper or 0), "epsilon": r.epsilon, "delta": r.delta}
+    except rscount.RscountError as exc:
+        out = {"error": type(exc).__name__, "why": str(exc).split(";")[0][:160]}
+    return dict(out, seconds=round(time.perf_counter() - start, 3))
+
+
+def _magnitude(count) -> str:
+    if isinstance(count, str):
+        return count
+    return f"{count:,}" if count.bit_length() <= 40 else f"{count:.3e}".replace("e+", "e")
+
+
+def _cell(out: dict, approx: dict | None = None) -> str:
+    if "count" not in out and approx and "count" in approx:
+        return (f"~{_magnitude(approx['count'])} (in [{_magnitude(approx['lower'])}, {_magnitude(approx['upper'])}] "
+                f"with probability >= {1 - approx['delta']:g}) | {approx['backend']} (approx) | "
+                f"{approx['seconds']:.2f} s")
     if "count" in out:
         count = out["count"]
         shown = f"{count:,}" if isinstance(count, int) else count
@@ -47,7 +71,7 @@ def render(rows: list) -> str:
     for r in rows:
         k = r["knowledge"]
         known = (f"{k['count']:,}" if isinstance(k["count"], int) else k["count"]) if "count" in k else "-"
-        lines.append(f"| {r['task']} | {r['map_class']} | {_cell(r['learned'])} | {known} |")
+        lines.append(f"| {r['task']} | {r['map_class']} | {_cell(r['learned'], r.get('approx'))} | {known} |")
     return "\n".join(lines)
 
 
@@ -57,7 +81,17 @@ def main(argv=None) -> int:
     p.add_argument("--tasks", help="comma-separated library tasks (default: every one but cnf)")
     p.add_argument("--classes", help="comma-separated map classes (default: all)")
     p.add_argument("--render", metavar="FILE.jsonl", help="print the rows of an earlier run as a markdown table")
+    p.add_argument("--approx-for", metavar="FILE.jsonl", help="add approx=True estimates to the rows of an earlier "
+                                                             "run that have no learned-head count")
     args = p.parse_args(argv)
+    if args.approx_for:
+        for line in open(args.approx_for, encoding="utf-8"):
+            if line.strip():
+                row = json.loads(line)
+                if "count" not in row["learned"]:
+                    row["approx"] = estimated(row["task"], row["map_class"], args.timeout)
+                print(json.dumps(row), flush=True)
+        return 0
     if args.render:
         print(render([json.loads(line) for line in open(args.render, encoding="utf-8") if line.strip()]))
         return 0
