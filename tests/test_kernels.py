@@ -14,7 +14,8 @@ import rscount
 from rscount.counters import COUNTERS
 from rscount.counters.base import Options
 from rscount.counters.generic.colourings import colour
-from rscount.counters.generic.kernels import count_free, count_kernels, count_moved
+from rscount.counters.generic.kernels import (count_free, count_kernels, count_moved,
+                                              every_value_meets_every_other)
 from rscount.encoding import encode
 from rscount.support import Support
 
@@ -161,4 +162,20 @@ def test_free_maps_on_a_listed_support_match_ganak(seed):
     space = rscount.support.exhaustive(task).vectors
     keep = sorted(rng.sample(range(len(space)), rng.randint(1, min(len(space), 10))))
     problem = rscount.make_problem(task, map_class="free", inference="learned", support=space[keep].tolist())
+    assert count_free(problem)[0] == _cnf_count(problem), problem.describe()
+
+
+@pytest.mark.parametrize("seed", tiered(range(1, 31), 4))
+def test_free_maps_where_every_value_meets_every_other_match_ganak(seed):
+    """A listed support showing every two values of different concepts together: free maps are complete ones
+    (counted by the bijections of concepts), against Ganak on the free problem's own CNF."""
+    rng = random.Random(seed)
+    task = _task(rng, small=True)
+    space = rscount.support.exhaustive(task).vectors
+    keep = [n for n in range(len(space)) if rng.random() < 0.8]
+    problem = rscount.make_problem(task, map_class="free", inference="learned", support=space[keep].tolist())
+    if not every_value_meets_every_other(np.asarray(space[keep]), task.sizes):
+        keep = list(range(len(space)))
+        problem = rscount.make_problem(task, map_class="free", inference="learned", support=space.tolist())
+    assert every_value_meets_every_other(np.asarray(space[keep]), task.sizes)
     assert count_free(problem)[0] == _cnf_count(problem), problem.describe()

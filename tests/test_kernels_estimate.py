@@ -77,7 +77,7 @@ def test_the_estimating_twin_is_exact_where_the_search_finishes():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cls", ["disentangled", "complete"])
+@pytest.mark.parametrize("cls", ["disentangled", "complete", "free"])
 def test_concon_default_support_is_estimated(cls):
     """ConCon task 1's 2,000 scenes: no exact counter finishes, the estimate does; under a learned head every map
     optimal under K stays optimal (and a disentangled map is complete), so the count is at least the
@@ -86,3 +86,6 @@ def test_concon_default_support_is_estimated(cls):
     got = count_learned(problem, confidence=Confidence(0.8, 0.2, 1))[0]
     assert isinstance(got, Estimate) and 0 < got.lower < got.value < got.upper
     assert got.upper >= 20_282_409_603_651_670_423_947_251_286_016
+    if cls == "free":  # its scenes show every value with every value of the other concepts: free maps are complete
+        complete = rscount.make_problem("concon-t1", map_class="complete", inference="learned")
+        assert got == count_learned(complete, confidence=Confidence(0.8, 0.2, 1))[0]

@@ -724,10 +724,14 @@ def count_free(problem, images: list | None = None, deadline=None, confidence=No
     each vector's targets a bijection), predicted concept i reads the values sent to it, as one value map whose
     domain is those values and whose images are i's values; the count is the sum over such target choices of
     the kernel count of the support rewritten that way. Values the support never shows go to any predicted
-    value. ``images`` limits each predicted concept to its first few values (orbit counting)."""
+    value. ``images`` limits each predicted concept to its first few values (orbit counting). Where the support
+    shows every value, each with every value of the other concepts, the free maps are the complete ones."""
     from ...support import label_ids
     task = problem.task
     rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
+    if every_value_meets_every_other(rows, task.sizes):
+        import dataclasses
+        return count_moved(dataclasses.replace(problem, map_class="complete"), images, deadline, confidence)
     if len(rows) > MAX_FREE_ROWS:
         raise BackendError(f"kernels gives the shown values their predicted concepts row by row, on supports of "
                            f"up to {MAX_FREE_ROWS} distinct vectors, not {len(rows)}; name backend=ganak")
@@ -760,6 +764,20 @@ def count_free(problem, images: list | None = None, deadline=None, confidence=No
         total += done[key]
         nodes += search.nodes
     return total * anywhere, nodes
+
+
+def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
+    """Whether the support shows every value of every concept, and every two values of different concepts in
+    one vector. Then a free map is a complete one: two values sharing a vector go to different predicted
+    concepts, so the predicted concepts each concept's values reach are disjoint for different concepts, and k
+    nonempty disjoint sets among k predicted concepts are single ones (ConCon's 2,000 scenes)."""
+    shown = [np.unique(rows[:, j]) for j in range(rows.shape[1])]
+    if any(len(v) != d for v, d in zip(shown, sizes)):
+        return False
+    for a, b in itertools.combinations(range(rows.shape[1]), 2):
+        if len(np.unique(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
+            return False
+    return True
 
 
 def _same_size_permutations(sizes: list, limit: int = 720) -> list:
