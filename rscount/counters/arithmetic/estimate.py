@@ -8,7 +8,6 @@ exact when nothing had to be sampled.
 """
 from __future__ import annotations
 
-
 from ...errors import BackendError
 from ...result import Tally
 from ..base import Counter, Deadline, Options, small_first
@@ -53,5 +52,6 @@ class EstimateCounter(Counter):
             return Tally(int(total), notes=("estimate: every part was counted exactly by elimination",))
         return sampling.tally(total, used, f"estimate: {used.estimates} systems too large to eliminate were sampled "
                                            f"(uniform solutions of their equations)")
+
 
 BACKEND = EstimateCounter()

@@ -133,8 +133,8 @@ class _Search:
         if state is None:
             return 0
         if confidence is not None and any(self._alive(e) for e in state):
-            return self._estimate(tuple(state), confidence)
-        return self.total(0, tuple(state))
+            return self._estimate(state, confidence)
+        return self.total(0, state)
 
     def _settle(self, n: int, alive: np.ndarray, ids: np.ndarray):
         """A part's alive rows as numpy while many, else as sorted Python classes."""
@@ -232,26 +232,37 @@ class _Search:
     def _estimate(self, state, confidence):
         """The count as every value map's free maps times the fraction of them, drawn uniformly, that keep each
         class's labels apart (an :class:`Estimate` by the stopping rule)."""
-        owners = self.owners
-        flat = [self._flat(n, entry) for n, entry in enumerate(state)]
         rng = confidence.rng
 
-        def draw(n: int) -> np.ndarray:
-            tables = []
-            for o in owners:
+        def columns(n: int) -> dict:
+            out = {}
+            for o in self.owners:
                 table = rng.integers(0, o.allowed, size=(n, o.size))
                 for v in o.pinned:
                     table[:, v] = v
-                tables.append(table)
+                out.update({c: (table, o.allowed) for c in o.concepts})
+            return out
+
+        return self.sampled(state, confidence, columns, self.tail[0])
+
+    def sampled(self, state, confidence, columns, scale: int):
+        """``scale`` times the fraction of draws that keep each alive class's labels apart, by the stopping rule:
+        ``columns(n)`` draws n maps, as concept -> (n x values table of images, number of images)."""
+        parts = []  # per part with alive rows: class ids, labels, and each concept's values on those rows
+        for n, (entry, p) in enumerate(zip(state, self.parts)):
+            rows, ids = self._flat(n, entry)
+            if len(rows):
+                parts.append((ids, p.labels[rows], {c: p.rows[rows, c] for c in p.concepts}))
+
+        def draw(n: int) -> np.ndarray:
+            drawn = columns(n)
             ok = np.ones(n, dtype=bool)
-            for (rows, ids), p in zip(flat, self.parts):
-                if len(rows):
-                    ok &= _apart_all(ids, p.labels[rows], [(t, p.rows[rows, c], o.allowed) for o, t in zip(
-                        owners, tables) for c in o.concepts if c in p.concepts])
+            for ids, labels, values in parts:
+                ok &= _apart_all(ids, labels, [(drawn[c][0], v, drawn[c][1]) for c, v in values.items()])
             return ok
 
-        return confidence.estimate(draw, self.tail[0], self.deadline or Deadline(None, "kernels"),
-                                   who="kernels-estimate", advice="name backend=kernels for the exact count")
+        return confidence.estimate(draw, scale, self.deadline or Deadline(None, "kernels"), who="kernels-estimate",
+                                   advice="name backend=kernels for the exact count")
 
     def _flat(self, n: int, entry) -> tuple:
         """(alive row indices, class ids) of a part's state entry, as arrays."""
@@ -640,32 +651,25 @@ def _sample_moved(flat, layout: tuple, images: list, mult: int, deadline, confid
     search = _Search(parts, owners, deadline)
     state = search.initial()
     types = sorted(set(images))
-    ways = _size_ways(sizes, types, tuple(images.count(b) for b in types))
-    total = mult * ways[0][tuple(images.count(b) for b in types)]
+    counts = tuple(images.count(b) for b in types)
+    ways = _size_ways(sizes, types, counts)
+    total = mult * ways[0][counts]
     if state is None or not any(search._alive(e) for e in state):
         return 0 if state is None else total
-    flat_rows = [search._flat(n, entry) for n, entry in enumerate(state)]
     rng, top = confidence.rng, max(types)
-
     steps = _size_steps(sizes, types, ways)
     chosen_size = np.asarray(types, dtype=np.int64)
 
-    def draw(n: int) -> np.ndarray:
+    def columns(n: int) -> dict:
         at = np.zeros(n, dtype=np.int64)  # each draw's sizes left, as a state id of the step
-        tables = []
-        for d, (chance, after) in zip(sizes, steps):  # a predicted size per concept, by the maps it leaves
+        out = {}
+        for c, (d, (chance, after)) in enumerate(zip(sizes, steps)):  # a size per concept, by the maps it leaves
             pick = (chance[at].cumsum(axis=1) < rng.random((n, 1))).sum(axis=1).clip(max=len(types) - 1)
             at = after[at, pick]
-            tables.append((rng.random((n, d)) * chosen_size[pick][:, None]).astype(np.int64))
-        ok = np.ones(n, dtype=bool)
-        for (rows, ids), p in zip(flat_rows, parts):
-            if len(rows):
-                ok &= _apart_all(ids, p.labels[rows], [(tables[c], p.rows[rows, c], top) for c in range(len(sizes))
-                                                        if c in p.concepts])
-        return ok
+            out[c] = ((rng.random((n, d)) * chosen_size[pick][:, None]).astype(np.int64), top)
+        return out
 
-    return confidence.estimate(draw, total, deadline or Deadline(None, "kernels"), who="kernels-estimate",
-                               advice="name backend=kernels for the exact count")
+    return search.sampled(state, confidence, columns, total)
 
 
 def _size_steps(sizes: list, types: list, ways: list) -> list:
