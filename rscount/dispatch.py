@@ -216,8 +216,8 @@ def check_mode(exact: bool | None, approx: bool) -> None:
 def generic_counters(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:
     """The generic counters for ``problem``, in order: two of them race side by side.
 
-    For approx the estimate counter where it applies, then ApproxMC; the
-    joint class has its closed form; a listed sampled support gets the
+    The joint class has its closed form (for approx too: it is exact); for
+    approx the estimate counter where it applies, then ApproxMC; a listed sampled support gets the
     clauses counter against Ganak where the knowledge is one CNF over
     booleans, else the entry search against Ganak (or against the modules
     counter where the knowledge has modules; a disentangled problem with
@@ -225,13 +225,13 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
     SDD compilation) against Ganak.
     """
     check_mode(exact, approx)
+    if problem.map_class == "joint":  # exact and quick where it answers: no estimate needed, none is better
+        return ("closed-form",)
     if approx and COUNTERS["kernels"].applies(problem):  # learned heads only
         return ("kernels-estimate",)
     if approx:
         return ("estimate", "approxmc") if problem.inference == "knowledge" and not problem.parts and COUNTERS["estimate"].applies(
             problem) else ("approxmc",)
-    if problem.map_class == "joint":
-        return ("closed-form",)
     if problem.inference == "learned:linear":
         return ("separable",)
     if COUNTERS["kernels"].applies(problem):  # learned heads only

@@ -137,7 +137,6 @@ def to_sympy(expr, boolean_names: frozenset = frozenset()):
     """
     sp = _sympy()
     memo: dict = {}
-    logical, relational, arithmetic = _classes(sp, _LOGICAL), _classes(sp, _RELATIONAL), _classes(sp, _ARITHMETIC)
 
     def truth(node, value):
         """A value where sympy wants a truth value: constants 0/1 become false/true, numbers ``!= 0``."""

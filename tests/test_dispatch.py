@@ -142,6 +142,8 @@ def test_plans_of_typical_problems(patient_quick_tries):
     """Which counters a problem gets is the plan's business: asserted on the plan, never on a race's winner."""
     assert _steps("xor4")[0] == ("try", ("automorphism",))
     assert _steps("xor4", map_class="joint") == [("run", ("closed-form",))]
+    assert rscount.plan(rscount.make_problem("xor4", map_class="joint"), approx=True).steps[-1].counters == \
+        ("closed-form",)  # exact and quick: an estimate would only be worse
     assert _steps("xor4", map_class="shared", subsample=12)[0] == ("try", ("valuemaps",))
     assert _steps("xor4", subsample=12)[-1] == ("race", ("search", "ganak"))
     assert _steps("xor9", map_class="disentangled", support="by-label:300")[-1] == ("race", ("search", "ganak"))
@@ -161,3 +163,10 @@ def test_shared_without_groups_on_random_samples(seed):
     got = rscount.count_problem(problem)
     assert got.count == rscount.count_problem(problem, "bruteforce").count and got.map_class == "shared"
     assert "shared maps are the disentangled ones" in got.notes[-1]
+
+
+@pytest.mark.parametrize("inference", ["knowledge", "learned"])
+def test_approx_on_the_joint_class_is_its_exact_closed_form(inference):
+    exact = rscount.count("mnadd-half", map_class="joint", inference=inference)
+    approx = rscount.count("mnadd-half", map_class="joint", inference=inference, approx=True)
+    assert approx.exact and approx.backend == "closed-form" and approx.count == exact.count

@@ -14,7 +14,7 @@ from randomtasks import random_problem  # noqa: E402
 import rscount  # noqa: E402
 from rscount.cli import main  # noqa: E402
 from rscount.counters.generic.bruteforce import candidates, label_table, optimal  # noqa: E402
-from rscount.harness import learned_map, make_dataset, run  # noqa: E402
+from rscount.harness import TrainConfig, learned_map, make_dataset, run  # noqa: E402
 from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
 from rscount.harness.metrics import collapse, macro_f1  # noqa: E402
 from rscount.harness.probabilistic import CompiledCircuit, Enumeration  # noqa: E402
@@ -192,6 +192,15 @@ def test_dataset_covers_support_and_keeps_test_images_apart():
     assert not train_imgs & {row.tobytes() for row in data.test.x.reshape(-1, 64)}
     inside = {tuple(r) for r in problem.support.vectors.tolist()}
     assert data.ood is not None and not inside & {tuple(r) for r in data.ood.concepts.tolist()}
+
+
+def test_cover_train_puts_every_support_vector_in_the_training_split():
+    problem = rscount.make_problem("sdd-oia", support="by-label:200")
+    rows = lambda data: set(data.train.rows.tolist())  # noqa: E731
+    assert rows(make_dataset(problem, 400, 10, 10, seed=3, cover_train=True)) == set(range(200))
+    assert len(rows(make_dataset(problem, 400, 10, 10, seed=3))) < 200  # drawn at random, ~27 missed
+    with pytest.raises(rscount.HarnessError, match="cover_train"):
+        TrainConfig(cover_train="yes")
 
 
 def test_inputs_follow_the_concepts():

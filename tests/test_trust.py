@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import rscount
 from rscount.cli import main
 from rscount.errors import BackendError, KnowledgeError, OptionError, OutputError, RscountError
-from rscount.logic import Const, Op, Var
+from rscount.logic import Const, Var
 
 MANY = os.environ.get("RSCOUNT_FUZZ") == "many"  # the slow tier's run of test_fuzz.py sets it for this module too
 fuzz = settings(max_examples=300 if MANY else 12, deadline=None, suppress_health_check=[HealthCheck.too_slow],

@@ -188,14 +188,16 @@ def check_inputs(problem: Problem, inputs: str | None = None) -> str:
 
 
 def make_dataset(problem: Problem, n_train: int = 2000, n_val: int = 500, n_test: int = 1000, seed: int = 0,
-                 inputs: str | None = None, n_ood: int = 0, appearance: int | None = None) -> Dataset:
+                 inputs: str | None = None, n_ood: int = 0, appearance: int | None = None,
+                 cover_train: bool = False) -> Dataset:
     """Draw concept vectors from the support (label first is up to the support) and render them.
 
     ``appearance`` seeds how each concept value looks (embedding prototypes; default ``seed``): several tasks
     over shared concepts draw their data with their own seeds but one appearance, so a value looks alike in all.
 
     Validation and test splits cover every support vector when they are large
-    enough, so the learned map can be read on the whole support.
+    enough, so the learned map can be read on the whole support; ``cover_train`` asks the same of the
+    training split, so a learned head meets every support vector.
     """
     inputs = inputs or default_inputs(problem.task)
     rng = np.random.default_rng(seed)
@@ -208,7 +210,7 @@ def make_dataset(problem: Problem, n_train: int = 2000, n_val: int = 500, n_test
         vectors = support[rows]
         return Split(renderer.render(vectors, which, rng), vectors, labels_of[rows], rows)
 
-    train, val, test = split(n_train, 0, False), split(n_val, 1, True), split(n_test, 2, True)
+    train, val, test = split(n_train, 0, cover_train), split(n_val, 1, True), split(n_test, 2, True)
     ood = None
     if n_ood:
         vectors = _ood_vectors(problem, n_ood, rng)

@@ -196,7 +196,8 @@ def train_sequence(problems: Sequence[Problem], regime: str, config: TrainConfig
     if config.threads:
         torch.set_num_threads(config.threads)
     data = data or [make_dataset(p, config.n_train, config.n_val, config.n_test, seed + 7919 * t, config.inputs,
-                                 appearance=seed) for t, p in enumerate(problems)]  # one look for shared concepts
+                                 appearance=seed, cover_train=config.cover_train)  # one look for shared concepts
+                    for t, p in enumerate(problems)]
     torch.manual_seed(seed)
     labels = np.concatenate([d.train.labels for d in data])
     model = build_model(config.model, problems[0].task, data[0].dim, config.extractor, labels, config.tnorm,

@@ -74,6 +74,7 @@ class TrainConfig:
     threads: int | None = None  # torch.set_num_threads; None leaves torch's default
     device: str = "cpu"  # "cuda" where a GPU is present; CPU is what the tests run
     restarts: int = 1  # initialisations per seed, at most: one that does not fit the labels starts again
+    cover_train: bool = False  # every support vector at least once in the training split (when n_train allows)
 
     def __post_init__(self) -> None:
         for name, low in (("epochs", 1), ("batch_size", 1), ("width", 1), ("n_train", 1), ("n_val", 1),
@@ -81,6 +82,8 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SIZE:
                 raise HarnessError(f"{name}= must be a whole number from {low} to {MAX_SIZE:,}, got {value!r:.40}")
+        if not isinstance(self.cover_train, bool):
+            raise HarnessError(f"cover_train= must be true or false, got {self.cover_train!r:.40}")
         if self.threads is not None and (not isinstance(self.threads, int) or not 1 <= self.threads <= 1024):
             raise HarnessError(f"threads= must be a whole number from 1 to 1024, got {self.threads!r:.40}")
         for name, positive in (("lr", True), ("p", True), ("weight_decay", False), ("concept_weight", False),
@@ -405,7 +408,7 @@ def train_seed(problem: Problem, config: TrainConfig, seed: int, data: Dataset |
         torch.set_num_threads(config.threads)
     device = _device(config.device)
     data = data or make_dataset(problem, config.n_train, config.n_val, config.n_test, seed, config.inputs,
-                                config.n_ood)
+                                config.n_ood, cover_train=config.cover_train)
     best = None
     for attempt in range(max(1, config.restarts)):
         tried = _fit(problem, config, data, seed + RESTART_STRIDE * attempt, device, progress,

@@ -867,7 +867,7 @@ class Kernels(Counter):
         rows = problem.support.length if problem.support.listed else problem.task.space_size
         (total, nodes), _ = small_first(lambda d: count_learned(problem, deadline=d), rows, self.name, options,
                                         "raise timeout= or name backend=ganak")
-        return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {nodes} states",))
+        return Tally(total, notes=(f"kernels: a search over the value maps' kernels, {_states(nodes)}",))
 
 
 class KernelsEstimate(Kernels):
@@ -895,10 +895,14 @@ class KernelsEstimate(Kernels):
         ((total, nodes), used, why), _ = small_first(solve, rows, self.name, options,
                                                      "raise timeout= or loosen epsilon= / delta=")
         if not isinstance(total, Estimate):
-            how = f"{nodes} states" if used is None else "nothing left to sample"
+            how = _states(nodes) if used is None else "nothing left to sample"
             return Tally(int(total), notes=(f"kernels-estimate: counted exactly by the kernels search ({how})",))
         return tally(total, used, f"kernels-estimate: the exact search gave up ({why.split(';')[0]}); "
                                   f"{used.estimates} estimate(s) from maps of the class drawn uniformly")
+
+
+def _states(nodes: int) -> str:
+    return f"{nodes:,} state{'' if nodes == 1 else 's'}"
 
 
 BACKEND = Kernels()
