@@ -141,13 +141,14 @@ def results_row(problem, model: str, extractor: str, config: TrainConfig, record
         if key in sm:
             out[key], out[key + "_std"] = round(sm[key], 4), round(sm[key + "_std"], 4)
     for key in ("pair_on_counted", "pair_intended", "pair_on_counted_ci", "pair_intended_ci", "probe_on_counted",
-                "probe_on_counted_ci"):
+                "probe_on_counted_ci", "pair_map_on_counted", "pair_map_on_counted_ci"):
         if key in sm:
             out[key] = sm[key]
     if any(r.get("pair_verdict") for r in records):
         out["pair_verdicts"] = [r.get("pair_verdict") for r in records]
         out["pair_broken"] = [r.get("pair_broken") for r in records]
         out["pair_head_read"] = [r.get("pair_head_read") for r in records]
+        out["pair_map_broken"] = [r.get("pair_map_broken") for r in records]
     if any(r.get("probe_verdict") for r in records):
         out["probe_verdicts"] = [r.get("probe_verdict") for r in records]
         out["probe_broken"] = [r.get("probe_broken") for r in records]
@@ -197,8 +198,9 @@ def _pair(r: dict) -> str:
         return f"{shown} | no seed fits"
     lo, hi = r["pair_on_counted_ci"]
     probed = (f"; head probed: {r['probe_on_counted']}/{len(r['fitted'])}" if "probe_on_counted" in r else "")
+    alone = (f"; map alone: {r['pair_map_on_counted']}/{len(r['fitted'])}" if "pair_map_on_counted" in r else "")
     return (f"{shown} | {r['pair_on_counted']}/{len(r['fitted'])} [{lo:.2f}, {hi:.2f}], {r['pair_intended']} "
-            f"intended{probed}")
+            f"intended{alone}{probed}")
 
 
 def sweep_table(rows: list) -> str:

@@ -146,6 +146,22 @@ def test_the_joint_closed_form_matches_maps_with_disjoint_images(with_flint, mon
         assert closed == listed, (sizes, m)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_joint_bracket_holds_the_learned_joint_count(seed):
+    """The log10 bracket printed where the learned-head joint count is out of reach holds the exact count."""
+    from rscount.counters.symmetry.closedform import learned_joint_log10
+    problem = random_problem(seed, "joint")
+    problem = dataclasses.replace(problem, inference="learned", supervision=type(problem.supervision)())
+    exact = rscount.count_problem(problem, "closed-form").count
+    low, high = learned_joint_log10(problem)
+    assert 10 ** low <= exact * (1 + 1e-9) and exact <= 10 ** high * (1 + 1e-9), (low, math.log10(exact), high)
+
+
+def test_an_out_of_reach_joint_count_says_its_bracket():
+    with pytest.raises(BackendError, match=r"it lies between 10\^2,914,532 and 10\^3,042,742"):
+        rscount.count("kand-logic", map_class="joint", inference="learned")
+
+
 def test_knowledge_stays_the_default():
     for name in ("xor3", "and3", "mnadd-half"):
         assert rscount.count(name).count == rscount.count(name, inference="knowledge").count
@@ -265,11 +281,16 @@ def test_a_trained_pair_is_read_with_its_own_head():
     assert pair.optimal and pair.in_class and pair.verdict == "shortcut" and pair.broken == 0
     assert pair.head_read == problem.support.length
     wrong = head_on_images(true, pred, task.evaluate(true) + 1)  # labels off by one
-    assert learned_map(problem, true, pred, head=wrong).verdict == "not optimal"
+    off = learned_map(problem, true, pred, head=wrong)
+    assert off.verdict == "not optimal" and off.map_counted and off.map_broken == 0  # the head's fault, not the map's
+    assert off.broken == problem.support.length
     assert learned_map(problem, true, pred).verdict == "shortcut"  # some head fits: the renaming merges nothing
     assert learned_map(problem, true, true, head=head_on_images(true, true, task.evaluate(true))).verdict == "intended"
     collapse = np.zeros_like(true)
-    assert learned_map(problem, true, collapse, head=right).verdict == "not optimal"  # one prediction, many labels
+    merged = learned_map(problem, true, collapse, head=right)
+    assert merged.verdict == "not optimal" and not merged.map_counted  # one prediction, many labels
+    assert merged.map_broken == merged.broken == problem.support.length and pair.map_counted
+    assert learned_map(problem, true, pred).map_counted is None  # no pair reading without a head
 
 
 def test_the_head_is_read_where_the_model_perceives_the_map_s_image():

@@ -33,6 +33,13 @@ class LearnedMap:
     description: str  # the map in words
     broken: int = 0  # vectors seen whose labels (or supervised concepts) the map changes
     head_read: int | None = None  # support vectors whose image the model's head was read on (a pair reading)
+    map_broken: int | None = None  # a pair reading: vectors the map alone breaks (an image shared across labels)
+
+    @property
+    def map_counted(self) -> bool | None:
+        """A pair reading: whether the map alone is one of the counted maps (some head fits), whatever its own
+        head does (None outside a pair reading)."""
+        return None if self.map_broken is None else bool(self.map_broken == 0 and self.in_class is not False)
 
     @property
     def counted(self) -> bool:
@@ -51,7 +58,7 @@ class LearnedMap:
         return {"verdict": self.verdict, "counted": self.counted, "optimal": self.optimal,
                 "in_class": self.in_class, "intended": self.intended, "agreement": round(self.agreement, 4),
                 "covered": self.covered, "support_size": self.support_size, "broken": self.broken,
-                "head_read": self.head_read, "map": self.description}
+                "head_read": self.head_read, "map_broken": self.map_broken, "map": self.description}
 
 
 def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concept: bool | None = None,
@@ -97,22 +104,24 @@ def learned_map(problem: Problem, true: np.ndarray, pred: np.ndarray, per_concep
         for p, y in zip(map(tuple, img.tolist()), map(tuple, truth.tolist())):
             asked.setdefault(p, set()).add(y)
         bad = np.array([len(asked[p]) > 1 for p in map(tuple, img.tolist())], dtype=bool)
+        merged = bad.copy()
         if head is not None and len(src):
             given, read = head(src, img)
             bad |= read & ~np.all(given == truth, axis=1)
             head_read = int(read.sum())
     else:
         bad = ~np.all(truth == task.evaluate(img), axis=1)
-    for n, (g, p) in enumerate(pairs):
-        if g in rows and any(p[i] != g[i] for i in problem.supervised(rows[g], g)):
-            bad[n] = True
+    moved = np.array([g in rows and any(p[i] != g[i] for i in problem.supervised(rows[g], g)) for g, p in pairs],
+                     dtype=bool)
+    bad |= moved
+    map_broken = int((merged | moved).sum()) if problem.inference == "learned" and head is not None else None
     optimal = not bad.any()
     assign = fit_class(problem, pairs)
     in_class = None if problem.map_class == "free" else assign is not None
     intended = all(g == p for g, p in pairs)
     covered = sum(1 for g, _ in pairs if g in rows)
     return LearnedMap(pairs, agreement, covered, problem.support.length, optimal, in_class, intended,
-                      _describe(problem, pairs, assign), int(bad.sum()), head_read)
+                      _describe(problem, pairs, assign), int(bad.sum()), head_read, map_broken)
 
 
 def head_on_images(true: np.ndarray, pred: np.ndarray, label_pred: np.ndarray):

@@ -220,7 +220,8 @@ class TrainReport:
                 lines.append(f"    with its own head (inference learned): {s.pair.verdict} ({s.pair.description}"
                              + (f"; pair breaks {s.pair.broken} support labels" if s.pair.broken else "")
                              + (f"; head read on {s.pair.head_read} of {s.pair.covered} images"
-                                if s.pair.head_read is not None else "") + ")")
+                                if s.pair.head_read is not None else "")
+                             + (f"; the map alone breaks {s.pair.map_broken}" if s.pair.map_broken else "") + ")")
             if s.probe is not None:
                 lines.append(f"    its head probed on one-hot images: {s.probe.verdict}"
                              + (f" (pair breaks {s.probe.broken} support labels)" if s.probe.broken else ""))
@@ -238,7 +239,9 @@ class TrainReport:
         if "pair_on_counted" in sm:
             lo, hi = sm["pair_on_counted_ci"]
             lines.append(f"learned head  {sm['pair_on_counted']} fitted seeds on a counted pair (map, head) under "
-                         f"inference learned (95% Wilson [{lo:.2f}, {hi:.2f}]), {sm['pair_intended']} intended")
+                         f"inference learned (95% Wilson [{lo:.2f}, {hi:.2f}]), {sm['pair_intended']} intended"
+                         + (f"; maps alone counted: {sm['pair_map_on_counted']}" if "pair_map_on_counted" in sm
+                            else ""))
         shown = [f"{k} {sm[k]:.2f} +- {sm[k + '_std']:.2f}" for k in RSBENCH_KEYS if k in sm]
         lines.append("rsbench       " + ", ".join(shown))
         return "\n".join(lines)
@@ -276,6 +279,8 @@ def seed_record(s: SeedResult, outside: dict | None = None) -> dict:
             "pair_verdict": s.pair.verdict if s.pair is not None else None,
             "pair_broken": s.pair.broken if s.pair is not None else None,
             "pair_head_read": s.pair.head_read if s.pair is not None else None,
+            "pair_map_broken": s.pair.map_broken if s.pair is not None else None,
+            "pair_map_counted": s.pair.map_counted if s.pair is not None else None,
             "probe_verdict": s.probe.verdict if s.probe is not None else None,
             "probe_broken": s.probe.broken if s.probe is not None else None,
             **{k: s.rsbench.get(k) for k in RSBENCH_KEYS}}
@@ -304,6 +309,10 @@ def summarise(records: Sequence[dict]) -> dict:
         on = sum(v in ("intended", "shortcut") for v in pairs)
         out.update(pair_on_counted=on, pair_intended=pairs.count("intended"), pair_on_counted_ci=wilson(on, len(pairs)),
                    pair_intended_ci=wilson(pairs.count("intended"), len(pairs)))
+        alone = [r["pair_map_counted"] for r in fitted if r.get("pair_map_counted") is not None]
+        if alone:  # the map part of the pair, whatever the head does: the count's maps (a)
+            on = sum(alone)
+            out.update(pair_map_on_counted=on, pair_map_on_counted_ci=wilson(on, len(alone)))
     probes = [r.get("probe_verdict") for r in fitted if r.get("probe_verdict") is not None]
     if probes:  # the head probed on one-hot images
         on = sum(v in ("intended", "shortcut") for v in probes)

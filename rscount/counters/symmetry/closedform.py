@@ -128,8 +128,8 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
     classes = Multiset(map(tuple, problem.labels.tolist())).values()
     if max(classes, default=0) > MAX_LEARNED_CLASS:
         raise BackendError(f"the learned-head joint count sums Stirling numbers S(n, k) over label classes of up "
-                           f"to {max(classes):,} support vectors (limit {MAX_LEARNED_CLASS:,}); count a smaller "
-                           f"support (subsample=N, support=by-label:N)")
+                           f"to {max(classes):,} support vectors (limit {MAX_LEARNED_CLASS:,}); "
+                           f"{_bracket(problem)}; count a smaller support (subsample=N, support=by-label:N)")
     per_class = _images_per_class(Multiset(classes), deadline)
     total = 0  # sum_K c_K m (m - 1) .. (m - K + 1), by Horner from the top (the factor m - m ends K > m)
     for used in range(len(per_class) - 1, -1, -1):
@@ -137,6 +137,26 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
             deadline.check()
         total = per_class[used] + (m - used) * total
     return total * m ** (n - problem.support.length)
+
+
+def learned_joint_log10(problem) -> tuple:
+    """Bounds (low, high) on log10 of the learned-head joint count without supervision, where the count itself
+    is out of reach. With N vectors, label classes of n_c support vectors (S of them, L classes): sending class c
+    into its own block of floor(N n_c / S) images gives at least prod floor(N n_c / S)^n_c maps; at most, each
+    image is given to one class or none ((L + 1)^N ways) and class c maps into its images, prod a_c^n_c <=
+    prod (N n_c / S)^n_c (weighted AM-GM), and never more than N^S. Vectors off the support add N^(N - S)."""
+    n, size = problem.task.space_size, problem.support.length
+    classes = Multiset(map(tuple, problem.labels.tolist())).values()
+    low = sum(c * math.log10(max(n * c // size, 1)) for c in classes)
+    high = min(size * math.log10(n), n * math.log10(len(classes) + 1) + sum(c * math.log10(n * c / size)
+                                                                            for c in classes))
+    rest = (n - size) * math.log10(n)
+    return low + rest, high + rest
+
+
+def _bracket(problem) -> str:
+    low, high = learned_joint_log10(problem)
+    return f"it lies between 10^{math.floor(low):,} and 10^{math.ceil(high):,}"
 
 
 def _images_per_class(sizes: Multiset, deadline=None) -> list:
@@ -192,9 +212,10 @@ class ClosedForm(Counter):
         n = problem.task.space_size
         bits = n * math.log2(max(n, 2))  # the count is at most N^N
         if bits > MAX_BITS and (n - problem.support.length) * math.log2(n) > MAX_BITS:
+            bracket = f" ({_bracket(problem)})" if problem.inference == "learned" and not problem.supervision else ""
             raise BackendError(f"the joint count over {n:,} concept vectors is a number of about "
                                f"{int((n - problem.support.length) * math.log10(n)):,} decimal digits (vectors off "
-                               f"the support go anywhere: N^(N - |S|) alone); choose another map class")
+                               f"the support go anywhere: N^(N - |S|) alone){bracket}; choose another map class")
         if problem.inference == "learned":
             return Tally(learned_joint(problem, deadline=options.deadline(self.name, "raise timeout= or count a "
                                                                                       "smaller support")))
