@@ -42,8 +42,20 @@ def estimated(task: str, cls: str, timeout: float) -> dict:
         out = {"count": _shown(r.count), "exact": r.exact, "backend": r.backend, "lower": _shown(r.lower or 0),
                "upper": _shown(r.upper or 0), "epsilon": r.epsilon, "delta": r.delta}
     except rscount.RscountError as exc:
-        out = {"error": type(exc).__name__, "why": str(exc).split(";")[0][:160]}
+        out = {"error": type(exc).__name__, "why": str(exc).split(";")[0][:160], **_bracket(task, cls)}
     return dict(out, seconds=round(time.perf_counter() - start, 3))
+
+
+def _bracket(task: str, cls: str) -> dict:
+    """Where the learned-head joint count is out of reach: the bounds on its log10 that the refusal gives."""
+    if cls != "joint":
+        return {}
+    from rscount.counters.symmetry.closedform import learned_joint_log10
+    try:
+        low, high = learned_joint_log10(rscount.make_problem(task, map_class=cls, inference="learned"))
+    except rscount.RscountError:  # a support too large to list (MNMath-B.1's 10^8 vectors)
+        return {}
+    return {"log10_between": [math.floor(low), math.ceil(high)]}
 
 
 def _magnitude(count) -> str:
@@ -57,6 +69,10 @@ def _cell(out: dict, approx: dict | None = None) -> str:
         return (f"~{_magnitude(approx['count'])} (in [{_magnitude(approx['lower'])}, {_magnitude(approx['upper'])}] "
                 f"with probability >= {1 - approx['delta']:g}) | {approx['backend']} (approx) | "
                 f"{approx['seconds']:.2f} s")
+    if "count" not in out and approx and "log10_between" in approx:
+        low, high = approx["log10_between"]
+        return (f"between 10^{low:,} and 10^{high:,} (bounds: no count) | closed-form refuses: "
+                f"{approx['why'].split(' (')[0][:50]} | {approx['seconds']:.0f} s")
     if "count" in out:
         count = out["count"]
         shown = f"{count:,}" if isinstance(count, int) else count

@@ -331,9 +331,12 @@ def main(argv=None) -> None:
     p.add_argument("--only", metavar="TASK/MODEL,...",
                    help="run only these rows (or 'sweep', DPL's supervision sweep, or 'sweep-cbm', CBM's) and "
                         "replace them in the saved results.json")
+    p.add_argument("--retrain-heads", action="store_true",
+                   help="re-run the learned-head rows (or --only's), each with its saved setting (no tuning), and "
+                        "replace them in results.json")
     p.add_argument("--cover-train", action="store_true",
-                   help="re-run the learned-head rows (or --only's) with every support vector in the training "
-                        "split, each with its saved setting (no tuning); writes covered.json and covered.md")
+                   help="with --retrain-heads: every support vector in the training split; the rows go to "
+                        "covered.json and covered.md instead")
     p.add_argument("--write-sweep", action="store_true",
                    help="write the saved rows' settings as a sweep file (benchmarks/sweeps/rsbench-table.yaml)")
     p.add_argument("--from-sweep", metavar="ROWS",
@@ -360,8 +363,8 @@ def main(argv=None) -> None:
             return
         raise SystemExit(1 if diff else 0)
     only = set(args.only.split(",")) if args.only else None
-    if args.cover_train:
-        covered(out, only, RSBENCH_SEEDS[:args.seeds], args.workers)
+    if args.retrain_heads or args.cover_train:
+        retrain(out, only, RSBENCH_SEEDS[:args.seeds], args.workers, args.cover_train, argv)
         return
     saved = json.loads((out / "results.json").read_text()) if (args.render or only) else None
     if args.render:
@@ -401,9 +404,9 @@ def main(argv=None) -> None:
     write(out, saved)
 
 
-def covered(out: Path, only: set | None, seeds, workers: int) -> None:
-    """The learned-head rows again, each with its saved setting, on a training split that holds every support
-    vector: does the pair reading reach the issue's 95% once no support vector is unseen in training?"""
+def retrain(out: Path, only: set | None, seeds, workers: int, cover: bool, argv) -> None:
+    """The learned-head rows again, each with its saved setting; with ``cover`` on a training split that holds
+    every support vector (does the pair reading reach the issue's 95% once no support vector is unseen?)."""
     saved = json.loads((out / "results.json").read_text())
     rows = []
     for r in saved["rows"]:
@@ -412,12 +415,17 @@ def covered(out: Path, only: set | None, seeds, workers: int) -> None:
             continue
         opts = dict(_options(r))
         sup = r.get("supervision") or ()
-        config = TrainConfig(model=r["model"], extractor=r["extractor"], cover_train=True, **r["config"])
-        rows.append(dict(row(r["task"], opts, r["model"], r["extractor"], config, seeds, workers, supervise=sup),
-                         tuned=r.get("tuned", {}), cover_train=True))
+        config = TrainConfig(model=r["model"], extractor=r["extractor"], cover_train=cover, **r["config"])
+        done = row(r["task"], opts, r["model"], r["extractor"], config, seeds, workers, supervise=sup)
+        rows.append(dict(done, tuned=r.get("tuned", {}), tuning=r.get("tuning", []), **({"cover_train": True}
+                                                                                     if cover else {})))
         print(json.dumps(rows[-1]), flush=True)
-    (out / "covered.json").write_text(json.dumps({"seeds": list(seeds), "rows": rows}, indent=1))
-    (out / "covered.md").write_text(table(rows))
+    if cover:
+        (out / "covered.json").write_text(json.dumps({"seeds": list(seeds), "rows": rows}, indent=1))
+        (out / "covered.md").write_text(table(rows))
+        return
+    command = "python -m benchmarks.rsbench_table " + " ".join(argv if argv is not None else sys.argv[1:])
+    write(out, merge(saved, rows, [], command))
 
 
 def merge(saved: dict, rows: list, sweep: list, command: str) -> dict:
