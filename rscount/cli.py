@@ -250,6 +250,8 @@ def build_train_parser() -> argparse.ArgumentParser:
                    help="initialisations per seed, at most: a model that does not fit the training labels "
                    "starts again; the best by validation mF1(Y) is kept (default 1)")
     m.add_argument("--n-train", type=int, default=2000, help="training examples (default 2000)")
+    m.add_argument("--cover-train", action="store_true",
+                   help="put every support vector in the training split (else drawn at random)")
     m.add_argument("--n-val", type=int, default=500)
     m.add_argument("--n-test", type=int, default=1000)
     m.add_argument("--ood", type=int, default=0, metavar="N", help="also test on N vectors outside the support")
@@ -460,7 +462,8 @@ def _train(argv: Sequence[str], out, err) -> int:
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
                          inputs=args.inputs, tnorm=args.tnorm, p=args.p, concept_weight=args.concept_weight,
                          entropy=args.entropy, threads=args.threads, device=args.device,
-                         weight_decay=args.weight_decay, restarts=args.restarts, width=args.width)
+                         weight_decay=args.weight_decay, restarts=args.restarts, width=args.width,
+                         cover_train=args.cover_train)
     if len(tasks) > 1:
         if args.out or args.workers > 1:
             raise _UsageError("several tasks in sequence train in this process and print their report (no --out, "

@@ -203,6 +203,12 @@ def test_cover_train_puts_every_support_vector_in_the_training_split():
         TrainConfig(cover_train="yes")
 
 
+def test_countrss_train_takes_cover_train(capsys):
+    assert main(["train", "--task", "xor2", "--epochs", "1", "--n-train", "20", "--seeds", "0", "--json",
+                 "--cover-train"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["cover_train"] is True
+
+
 def test_inputs_follow_the_concepts():
     kand = make_dataset(rscount.make_problem("kand-logic", support="by-label:50"), 20, 10, 10)
     assert kand.inputs == "shapes" and kand.dim == 192
