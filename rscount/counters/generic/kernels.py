@@ -615,9 +615,9 @@ MAX_ASSIGNMENTS = 5000  # distinct image sizes a bijection of concepts can give 
 
 
 def count_moved(problem, images: list | None = None, deadline=None, confidence=None) -> tuple:
-    """(count, search nodes) under complete or permutation, and free on the exhaustive support: there a
-    predicted concept that must come out one-hot on every vector reads all values of one concept, so the free
-    maps are the complete ones. On a non-empty support a complete map sends each concept
+    """(count, search nodes) under complete or permutation, and free where the support shows every value with
+    every value of the other concepts (:func:`every_value_meets_every_other`; the exhaustive support does), so
+    that the free maps are the complete ones. On a non-empty support a complete map sends each concept
     onto its own predicted concept (a bijection pi) with a value map f_i into pi(i)'s values, and two vectors
     share a prediction exactly when every f_i merges their values, whatever pi is. So the count is a sum over
     bijections of the disentangled kernel count with f_i's images limited to ``images[pi(i)]`` (the predicted
@@ -708,7 +708,8 @@ def count_learned(problem, images: list | None = None, deadline=None, confidence
     """(count, search nodes) of a problem :func:`applies` takes, by the form its class has here. ``images``
     (one per concept) limits each predicted concept, or each shared value map through its representative, to
     its first few values (orbit counting); ``confidence``: estimate where :func:`count_kernels` says."""
-    if problem.map_class == "free" and not problem.support.exhaustive:
+    if problem.map_class == "free" and not (problem.support.exhaustive or every_value_meets_every_other(
+            np.asarray(problem.support.vectors, dtype=np.int64), problem.task.sizes)):
         return count_free(problem, images, deadline, confidence)
     if problem.map_class in ("free", "complete", "permutation"):
         return count_moved(problem, images, deadline, confidence)
@@ -728,14 +729,10 @@ def count_free(problem, images: list | None = None, deadline=None, confidence=No
     each vector's targets a bijection), predicted concept i reads the values sent to it, as one value map whose
     domain is those values and whose images are i's values; the count is the sum over such target choices of
     the kernel count of the support rewritten that way. Values the support never shows go to any predicted
-    value. ``images`` limits each predicted concept to its first few values (orbit counting). Where the support
-    shows every value, each with every value of the other concepts, the free maps are the complete ones."""
+    value. ``images`` limits each predicted concept to its first few values (orbit counting)."""
     from ...support import label_ids
     task = problem.task
     rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
-    if every_value_meets_every_other(rows, task.sizes):
-        import dataclasses
-        return count_moved(dataclasses.replace(problem, map_class="complete"), images, deadline, confidence)
     if len(rows) > MAX_FREE_ROWS:
         raise BackendError(f"kernels gives the shown values their predicted concepts row by row, on supports of "
                            f"up to {MAX_FREE_ROWS} distinct vectors, not {len(rows)}; name backend=ganak")
@@ -857,7 +854,7 @@ class Kernels(Counter):
     name = "kernels"
     inferences = ("learned",)
     scope = ("kernels counts learned heads (inference='learned') under disentangled and shared, under complete "
-             "and permutation without supervision, and under free on the exhaustive support without supervision")
+             "and permutation without supervision, and under free without supervision")
 
     def applies(self, problem) -> bool:
         return applies(problem)
