@@ -125,11 +125,11 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
                            "name backend=bruteforce (tiny tasks) or choose another map class")
     n = problem.task.space_size
     m = n if images is None else images
-    classes = Multiset(map(tuple, problem.labels.tolist())).values()
+    classes = _class_sizes(problem)
     if max(classes, default=0) > MAX_LEARNED_CLASS:
         raise BackendError(f"the learned-head joint count sums Stirling numbers S(n, k) over label classes of up "
                            f"to {max(classes):,} support vectors (limit {MAX_LEARNED_CLASS:,}); "
-                           f"{_bracket(problem)}; count a smaller support (subsample=N, support=by-label:N)")
+                           f"{_bracket(problem, classes)}; count a smaller support (subsample=N, support=by-label:N)")
     per_class = _images_per_class(Multiset(classes), deadline)
     total = 0  # sum_K c_K m (m - 1) .. (m - K + 1), by Horner from the top (the factor m - m ends K > m)
     for used in range(len(per_class) - 1, -1, -1):
@@ -139,14 +139,19 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
     return total * m ** (n - problem.support.length)
 
 
-def learned_joint_log10(problem) -> tuple:
+def _class_sizes(problem) -> list:
+    """How many support vectors carry each label."""
+    return list(Multiset(map(tuple, problem.labels.tolist())).values())
+
+
+def learned_joint_log10(problem, classes: list | None = None) -> tuple:
     """Bounds (low, high) on log10 of the learned-head joint count without supervision, where the count itself
     is out of reach. With N vectors, label classes of n_c support vectors (S of them, L classes): sending class c
     into its own block of floor(N n_c / S) images gives at least prod floor(N n_c / S)^n_c maps; at most, each
     image is given to one class or none ((L + 1)^N ways) and class c maps into its images, prod a_c^n_c <=
     prod (N n_c / S)^n_c (weighted AM-GM), and never more than N^S. Vectors off the support add N^(N - S)."""
     n, size = problem.task.space_size, problem.support.length
-    classes = Multiset(map(tuple, problem.labels.tolist())).values()
+    classes = _class_sizes(problem) if classes is None else classes
     low = sum(c * math.log10(max(n * c // size, 1)) for c in classes)
     high = min(size * math.log10(n), n * math.log10(len(classes) + 1) + sum(c * math.log10(n * c / size)
                                                                             for c in classes))
@@ -154,8 +159,8 @@ def learned_joint_log10(problem) -> tuple:
     return low + rest, high + rest
 
 
-def _bracket(problem) -> str:
-    low, high = learned_joint_log10(problem)
+def _bracket(problem, classes: list | None = None) -> str:
+    low, high = learned_joint_log10(problem, classes)
     return f"it lies between 10^{math.floor(low):,} and 10^{math.ceil(high):,}"
 
 
