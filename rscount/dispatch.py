@@ -226,6 +226,10 @@ def generic_counters(problem: Problem, exact: bool | None = None, approx: bool =
     """
     check_mode(exact, approx)
     if problem.map_class == "joint":  # exact and quick where it answers: no estimate needed, none is better
+        from .counters.generic.bruteforce import LIMIT, number_of_candidates
+        values = problem.supervision.vectors or any(u is not None for _, u in problem.supervision.concepts)
+        if problem.inference == "learned" and values and number_of_candidates(problem) <= LIMIT:
+            return ("bruteforce",)  # the closed form takes whole concepts only; a tiny class is checked map by map
         return ("closed-form",)
     if approx and COUNTERS["kernels"].applies(problem):  # learned heads only
         return ("kernels-estimate",)

@@ -141,6 +141,8 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
                               "supervision only removes maps, it cannot make the intended one fit", False)
     if count == 1:
         return SupervisionFix((), 1, True, True, "the count is already 1", True)
+    if problem.map_class == "joint":
+        return _joint_fix(problem, items, seconds)
     if maps is not None:
         shortcuts = [m for m in maps if m != ident]
         sets = _kill_sets(problem, shortcuts, items)
@@ -153,6 +155,44 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
     except (BackendError, CountTimeout, MemoryError, NotImplementedError):
         left = None if seconds is None else seconds - (time.monotonic() - start)
         return _greedy(problem, items, count, left)
+
+
+JOINT_SETS = 20_000  # distinct kill sets the joint hitting set takes
+
+
+def _joint_fix(problem: Problem, items: list, seconds) -> SupervisionFix:
+    """The joint class sends each support vector g to any vector of E(g) (its label, its supervised values):
+    count 1 needs, for every v != g in E(g), a supervised item on which v and g differ. One MaxSAT call over
+    those sets gives a smallest set, counted afresh (vectors off the support still go anywhere)."""
+    if problem.inference != "knowledge" and all(u is None for _, u in items):
+        return _greedy(problem, items, _count(problem, seconds).count, seconds)
+    if problem.inference != "knowledge":
+        return SupervisionFix((), None, False, False, "not decided: under a learned head the joint class is "
+                              "counted with whole concepts supervised, not single values", False)
+    from ..counters.symmetry.closedform import _classes, _targets
+    from .relation import _vectors
+    grid, labels = _classes(problem)
+    vec = _vectors(problem)
+    chosen_of = {it: n for n, it in enumerate(items)}
+    sets: set = set()
+    for row, g in enumerate(vec):
+        mask = _targets(problem, grid, labels, row, g)
+        differ = np.unique(grid[mask] != g, axis=0)
+        for d in differ:
+            if not d.any():
+                continue
+            at = np.flatnonzero(d).tolist()
+            sets.add(frozenset(it for it in ((i, None) if (i, None) in chosen_of else (i, int(g[i])) for i in at)
+                               if it in chosen_of))
+            if len(sets) > JOINT_SETS:
+                return SupervisionFix((), None, False, False, f"not found: over {JOINT_SETS:,} distinct ways a "
+                                      "joint map moves a support vector; supervise concepts and count", False)
+    if frozenset() in sets:
+        return SupervisionFix((), None, True, False, "no supervision removes every shortcut: some vector of the "
+                              "same label differs from a support vector only on concepts already supervised", False)
+    chosen = min_hitting_set(sets, items)
+    return _verified(problem, chosen, True, f"smallest hitting set over the joint class's {len(sets):,} ways to "
+                     "move a support vector (MaxSAT)", seconds)
 
 
 def _implicit(problem: Problem, items: list, ident, start: float, seconds: float | None) -> SupervisionFix:
@@ -264,6 +304,9 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         return DataFix((), (), count == 1, count, "the support already holds every concept vector")
     if count == 1:
         return DataFix((), (), True, floor, "the count is already 1")
+    if problem.map_class == "joint":
+        return DataFix((), (), False, floor, "the joint class maps each vector on its own: a new vector adds its "
+                       "own choices and removes none, so no data lowers the count")
     if floor is not None and floor > 1:
         why = (f"no data can reach 1: even the exhaustive support leaves {floor} optimal maps "
                + ("(a learned head absorbs renamings of the predicted values: supervise concepts)"

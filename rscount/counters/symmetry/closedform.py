@@ -120,12 +120,39 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
     second kind); vectors outside the support go anywhere (N^(N - |S|)). ``images`` restricts every image to a
     set of that many vectors (N by default).
     """
-    if problem.supervision:
-        raise BackendError("the learned-head joint count has no closed form under concept supervision yet; "
-                           "name backend=bruteforce (tiny tasks) or choose another map class")
     n = problem.task.space_size
+    if problem.supervision:
+        return _learned_joint_blocks(problem, deadline)
     m = n if images is None else images
     classes = _class_sizes(problem)
+    return _learned_joint_sum(problem, classes, m, deadline) * m ** (n - problem.support.length)
+
+
+def _learned_joint_blocks(problem, deadline=None) -> int:
+    """Under supervision of whole concepts I, a support vector g may only go to the vectors that share its
+    values on I: the rows fall into blocks by those values, each counted by the sum over its own M = N / prod
+    |D_i| images, and the blocks multiply."""
+    sup = problem.supervision
+    from ..generic.bruteforce import LIMIT as BRUTEFORCE_LIMIT
+    if sup.vectors or any(u is not None for _, u in sup.concepts) or problem.parts:
+        raise BackendError("the learned-head joint count has a closed form under supervision of whole concepts "
+                           "only (supervise=NAME), not of single values or supervised rows (concept_sup=); "
+                           f"the default checks every map only up to {BRUTEFORCE_LIMIT:,} of them (N vectors: N^N); "
+                           "supervise whole concepts or choose another map class")
+    fixed = sorted({i for i, _ in sup.concepts})
+    n = problem.task.space_size
+    m = n // math.prod(problem.task.sizes[i] for i in fixed)
+    blocks: dict = {}
+    for g, y in zip(problem.support.vectors[:, fixed].tolist(), map(tuple, problem.labels.tolist())):
+        blocks.setdefault(tuple(g), []).append(y)
+    total = 1
+    for labels in blocks.values():
+        total *= _learned_joint_sum(problem, list(Multiset(labels).values()), m, deadline)
+    return total * n ** (n - problem.support.length)
+
+
+def _learned_joint_sum(problem, classes: list, m: int, deadline=None) -> int:
+    """sum_K c_K m (m - 1) .. (m - K + 1) for label classes of the given sizes sent into m images."""
     if max(classes, default=0) > MAX_LEARNED_CLASS:
         raise BackendError(f"the learned-head joint count sums Stirling numbers S(n, k) over label classes of up "
                            f"to {max(classes):,} support vectors (limit {MAX_LEARNED_CLASS:,}); "
@@ -136,7 +163,7 @@ def learned_joint(problem, images: int | None = None, deadline=None) -> int:
         if deadline is not None and used % 4096 == 0:
             deadline.check()
         total = per_class[used] + (m - used) * total
-    return total * m ** (n - problem.support.length)
+    return total
 
 
 def _class_sizes(problem) -> list:
