@@ -44,11 +44,20 @@ class _UsageError(Exception):
     pass
 
 
+class _InOrder(argparse._AppendAction):
+    """An append that also notes (option, value) in ``namespace.order``: tasks and supports in command-line order."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        order = getattr(namespace, "order", None) or []
+        namespace.order = order + [(self.dest, values)]
+
+
 def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str | None = None):
     """The ways to name a task; shared by ``countrss``, ``countrss train`` and ``countrss audit`` (``many``:
     repeatable: several tasks over shared concepts, or designs to compare)."""
     src = p.add_argument_group(title or ("task (pick one)" if not many else "designs (one, or several to compare)"))
-    again = {"action": "append"} if many else {}
+    again = {"action": _InOrder} if many else {}
     src.add_argument("--task", **again, help="library task: xor3, and4, or5, mnadd, mnlogic-random, ... "
                      "(see --list-tasks)")
     src.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="task parameter (repeatable)")
@@ -57,7 +66,7 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str 
                      "combinations are the support)")
     src.add_argument("--cnf", **again, metavar="FILE",
                      help="DIMACS CNF: variables are boolean concepts, label = formula holds")
-    src.add_argument("--knowledge", action="append", metavar="TEXT",
+    src.add_argument("--knowledge", action=_InOrder, metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
     if many:
@@ -71,7 +80,7 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str 
 def add_support_options(p: argparse.ArgumentParser) -> None:
     """Support and concept-supervision options; shared by ``countrss`` and ``countrss train``."""
     sup = p.add_argument_group("support and supervision")
-    sup.add_argument("--support", metavar="SUPPORT", action="append",
+    sup.add_argument("--support", metavar="SUPPORT", action=_InOrder,
                      help="'exhaustive' (default unless the task has its own), 'by-label:N' (N vectors drawn "
                      "label first, as rsbench's generators do) or vectors '1,1,1;0,1,0'; with several tasks "
                      "one for all, or repeated once per task in their order")
@@ -141,17 +150,61 @@ def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf o
         raise _UsageError("--concepts goes with --knowledge")
     if args.param and not args.task:
         raise _UsageError("--param goes with --task")
-    tasks = [get_task(name, **_params(args.param)) for name in args.task or []]
-    tasks += [t for path in args.spec or [] for t in api.tasks_from_spec(load_spec(path))]
-    tasks += [load_config(path) for path in args.config or []]
-    tasks += [task_from_cnf(read_dimacs(path), name=f"cnf:{path}") for path in args.cnf or []]
-    if args.knowledge and getattr(args, "knowledge_tasks", False):
-        tasks += [task_from_text([text], args.concepts, name=f"k{n}") for n, text in enumerate(args.knowledge, 1)]
-    elif args.knowledge:
-        tasks.append(task_from_text(args.knowledge, args.concepts))
+    tasks: list = []
+    groups: list = []  # the tasks each task option gave (a spec may give several), then the supports after it
+    nth = 0
+    for kind, value in getattr(args, "order", None) or []:
+        if kind == "support":
+            groups.append(("support", value))
+            continue
+        before = len(tasks)
+        if kind == "task":
+            tasks.append(get_task(value, **_params(args.param)))
+        elif kind == "spec":
+            tasks += api.tasks_from_spec(load_spec(value))
+        elif kind == "config":
+            tasks.append(load_config(value))
+        elif kind == "cnf":
+            tasks.append(task_from_cnf(read_dimacs(value), name=f"cnf:{value}"))
+        elif kind == "knowledge" and getattr(args, "knowledge_tasks", False):
+            nth += 1
+            tasks.append(task_from_text([value], args.concepts, name=f"k{nth}"))
+        elif kind == "knowledge" and not nth:
+            nth += 1
+            tasks.append(task_from_text(args.knowledge, args.concepts))
+        if len(tasks) > before:
+            groups.append(("tasks", range(before, len(tasks))))
+    args.placed = _placed(args, tasks, groups)
     if not tasks:
         raise _UsageError(none)
     return tasks
+
+
+def _placed(args, tasks: list, groups: list) -> list | None:
+    """Per task, the --support written after it (before the next task); None where the supports all come
+    before or after every task (one for all, or one per task in their order)."""
+    kinds = [k for k, _ in groups]
+    if "support" not in kinds or len(tasks) < 2:
+        return None
+    first, last = kinds.index("support"), len(kinds) - 1 - kinds[::-1].index("support")
+    inside = any(k == "tasks" for k in kinds[first:last]) or ("tasks" in kinds[:first] and "tasks" in kinds[last:])
+    if not inside:
+        return None
+    out: list = [None] * len(tasks)
+    owner = None
+    for kind, value in groups:
+        if kind == "tasks":
+            owner = value
+        elif owner is None or out[owner[0]] is not None:
+            raise _UsageError("with several tasks, write one --support after each task (in command-line order), "
+                              "or the supports together: one for all, or one per task in their order")
+        else:
+            for t in owner:
+                out[t] = value
+    if None in out:
+        raise _UsageError(f"task {tasks[out.index(None)].name} has no --support after it; write one --support after "
+                          "each task, or the supports together (one for all, or one per task in their order)")
+    return out
 
 
 def _task(args):
@@ -183,8 +236,9 @@ def _one_support(args):
 
 def _problems(args, tasks: list, map_class: str) -> list:
     """One problem per task of several over shared concepts: --support once for all or once per task."""
-    return api.make_problems(tasks, map_class=map_class, support=list(args.support) if args.support and len(
-        args.support) > 1 else _one_support(args), subsample=args.subsample, seed=args.seed,
+    placed = getattr(args, "placed", None)
+    return api.make_problems(tasks, map_class=map_class, support=placed if placed else list(args.support) if
+                             args.support and len(args.support) > 1 else _one_support(args), subsample=args.subsample, seed=args.seed,
         support_file=args.support_file, concept_sup=args.concept_sup, supervise=args.supervise,
         groups=args.groups, inference=getattr(args, "inference", "knowledge"))
 

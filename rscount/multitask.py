@@ -15,7 +15,7 @@ from .errors import CountTimeout, SupportError, TaskError
 from .execute import count_problem
 from .problem import Problem
 from .result import CountResult, TaskCount
-from .several import join, merged_groups, union_concepts
+from .several import join, merged_groups, task_names, union_concepts
 from .support import Support
 from .task import Task
 
@@ -78,13 +78,14 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
                   for t in range(len(problems))]
     if len(problems) == 1:
         return cumulative[0]
-    names = cumulative[-1].task.split(" + ")
+    names = task_names([p.task for p in problems])
     own, alone = [], []
     for t, p in enumerate(problems):
         own.append(run(p, f"task {names[t]} alone"))
-        same = {c.name for c in p.task.concepts} == {c.name for c in every}
-        alone.append(own[-1] if same else cumulative[0] if t == 0 else run(join([p], every, groups),
-                                                                          f"task {names[t]} over every concept"))
+        same = {c.name for c in p.task.concepts} == {c.name for c in every} and (
+            p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
+        alone.append(cumulative[0] if t == 0 else own[-1] if same else run(
+            join([p], every, groups), f"task {names[t]} over every concept"))
     exact_all = all(r.exact for r in cumulative + own + alone)
     tasks = tuple(TaskCount(n, o.count, a.count, o.exact and a.exact) for n, o, a in zip(names, own, alone))
     forgets = tuple(a.count - c.count if exact_all else None for a, c in zip(alone, cumulative))

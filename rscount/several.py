@@ -53,8 +53,9 @@ def union_concepts(tasks: Sequence[Task]) -> tuple:
 
 
 def merged_groups(tasks: Sequence[Task]) -> tuple:
-    """The concept groups the tasks declare, those sharing a concept merged (one classifier reads them all);
-    groups class shared made up for a task that declared none are left out (the union makes its own)."""
+    """The concept groups the tasks declare, those sharing a concept merged (one classifier reads them all).
+    Where some task declares groups, the concepts no declared group holds keep one classifier per domain, as a
+    task without groups reads them alone; where none does, () (the union makes its own, per domain)."""
     groups: list = []
     for g in (set(g) for task in tasks if IMPLICIT_GROUPS not in task.warnings for g in task.groups):
         overlapping = [h for h in groups if h & g]
@@ -62,7 +63,15 @@ def merged_groups(tasks: Sequence[Task]) -> tuple:
             groups.remove(h)
             g |= h
         groups.append(g)
-    order = {c.name: n for n, c in enumerate(union_concepts(tasks))}
+    concepts = union_concepts(tasks)
+    if groups:
+        held = set().union(*groups)
+        by_domain: dict = {}
+        for c in concepts:
+            if c.name not in held:
+                by_domain.setdefault(c.domain, set()).add(c.name)
+        groups += by_domain.values()
+    order = {c.name: n for n, c in enumerate(concepts)}
     return tuple(sorted((tuple(sorted(g, key=order.get)) for g in groups), key=lambda g: order[g[0]]))
 
 
