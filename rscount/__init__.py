@@ -6,7 +6,14 @@
 >>> rscount.audit("mnadd-half", map_class="shared").supervise_values.items
 ('d1=4',)
 """
-from . import multitask
+import sys as _sys
+
+# Counts are exact integers of any size (the joint class reaches millions of digits): lift Python's limit of
+# 4,300 digits on int <-> str so that repr, to_dict() through json.dumps and describe() print them whole.
+if hasattr(_sys, "set_int_max_str_digits"):
+    _sys.set_int_max_str_digits(0)
+
+from . import multitask  # noqa: E402
 from .api import choose_backend, count, count_problem, make_problem, make_problems, resolve_task, tasks_from_spec
 from .auditing import Audit, Comparison, audit, compare
 from .config import load_config

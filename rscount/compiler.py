@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .circuit import FALSE, TRUE, Circuit, Lit
-from .errors import KnowledgeError
+from .errors import KnowledgeError, brief
 from .logic import ARITHMETIC, COMPARISON, Const, Expr, Op, Var
 from .semantics import SCALAR
 
@@ -19,6 +19,7 @@ __all__ = ["ValueTable", "compile_bounded", "MAX_VALUES"]
 
 ValueTable = dict  # value -> Lit
 MAX_VALUES = 100_000
+MAX_PAIRS = 400_000  # value pairs one label's arithmetic may combine: sum(x0..x999) needs ~500,000, and 30 s
 
 
 def precedence_hint(text: str) -> str:
@@ -35,6 +36,7 @@ def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") 
     partial sums and products can take); ``inputs`` maps concept names to tables. The bound tells evaluators
     whether 64-bit integers hold every value."""
     compiler = _Compiler(circuit, inputs, text or _show(expr))
+    _estimate(expr, {name: set(tab) for name, tab in inputs.items()}, compiler)
     table = compiler.table(expr)
     return table, compiler.bound
 
@@ -42,7 +44,7 @@ def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") 
 class _Compiler:
     def __init__(self, circuit: Circuit, inputs: dict, text: str):
         self.c, self.inputs, self.text, self.memo = circuit, inputs, text, {}
-        self.bound = 0
+        self.bound = self.pairs = 0
 
     def widest(self, table: ValueTable) -> ValueTable:
         """Note the largest integer magnitude of ``table``; return it."""
@@ -128,8 +130,52 @@ class _Compiler:
 
     def combine(self, op: str, a: ValueTable, b: ValueTable) -> ValueTable:
         fn, c = SCALAR[op], self.c
+        self.pairs += len(a) * len(b)
+        if self.pairs > MAX_PAIRS:  # _estimate refuses most such knowledge before any gate is built
+            raise KnowledgeError(f"knowledge {brief(self.text, 60)} combines more than {MAX_PAIRS:,} pairs of values "
+                                 f"(a long sum or product grows quadratically); split it into several labels or "
+                                 f"sum fewer concepts")
         pairs = ((fn(x, y), [c.AND((lx, ly))]) for x, lx in a.items() for y, ly in b.items())
         return self.widest(_collect(c, _group(pairs)))
+
+
+def _estimate(expr: Expr, domains: dict, compiler: "_Compiler") -> None:
+    """Refuse, before any gate is built, knowledge whose arithmetic combines more than MAX_PAIRS pairs of values:
+    the value sets alone are propagated (cheap), counting the pairs each combination would build."""
+    pairs, memo = 0, {}
+
+    def values(node) -> set | None:
+        nonlocal pairs
+        if id(node) in memo:
+            return memo[id(node)]
+        if isinstance(node, Const):
+            out = {node.value}
+        elif isinstance(node, Var):
+            out = domains.get(node.name)
+        elif node.op in ARITHMETIC and node.op not in ("neg", "abs"):
+            out = values(node.args[0])
+            for arg in node.args[1:]:
+                other = values(arg)
+                if out is None or other is None or any(isinstance(v, str) for v in out | other):
+                    out = None
+                    break
+                pairs += len(out) * len(other)
+                if pairs > MAX_PAIRS:
+                    compiler.pairs = pairs
+                    compiler.combine(node.op, {}, {})  # raises, naming the limit
+                fn = SCALAR[node.op]
+                try:
+                    out = {fn(x, y) for x in out for y in other}
+                except (ZeroDivisionError, TypeError, ValueError, OverflowError):
+                    out = None
+                    break
+        else:
+            for arg in node.args:
+                values(arg)
+            out = None
+        memo[id(node)] = out
+        return out
+    values(expr)
 
 
 def _group(pairs) -> dict:

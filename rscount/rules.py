@@ -89,14 +89,19 @@ def _layout(task: Task) -> tuple:
         if not m:
             raise TaskError(f"rule counting reads scenes whose concepts are named <attribute><object> (shape1); "
                             f"{task.name} has {c.name!r}")
-        a, o = m.group(1), int(m.group(2))
+        a, o = m.group(1), m.group(2)
         if attrs.setdefault(a, c.domain) != c.domain:
             raise TaskError(f"attribute {a!r} has different values on different objects of {task.name}")
         objects.add(o)
+    numbers: dict = {}
+    for o in objects:
+        if numbers.setdefault(int(o), o) != o:
+            raise TaskError(f"objects {numbers[int(o)]!r} and {o!r} of {task.name} are one number written two "
+                            f"ways; name each object once (shape1 or shape01, not both)")
     for a in attrs:
         for o in objects:
             task.index(f"{a}{o}")  # every object has every attribute
-    return sorted(objects), attrs
+    return sorted(objects, key=int), attrs
 
 
 def hypotheses(task: Task, terms: int = 2, literals: int = 2, values: int = 2) -> Hypotheses:

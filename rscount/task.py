@@ -6,6 +6,8 @@ the edges (parsing, printing, evaluation).
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import keyword
 import math
 import re
@@ -100,7 +102,7 @@ class Task:
                 raise TaskError(f"concept {c.name!r} has an empty domain; give it at least one value")
             if len(set(c.domain)) != len(c.domain):
                 raise TaskError(f"concept {c.name!r} repeats a value in its domain {c.domain!r}")
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = sorted(n for n, times in Counter(names).items() if times > 1)
         if dup:
             raise TaskError(f"concept {dup[0]!r} is declared twice in task {self.name!r}")
         if not self.labels:

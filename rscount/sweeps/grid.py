@@ -270,7 +270,13 @@ def _load_source(source, folder: Path) -> tuple:
         raise SweepError(f"task source {brief(dict(source), 60)} needs exactly one of task, knowledge, spec, "
                          f"config, cnf" + (f" (unknown key {unknown[0]!r})" if unknown else ""))
     kind = kinds[0]
-    canonical = json.dumps(dict(source), sort_keys=True, default=str)
+    keyed = dict(source)
+    if kind in ("spec", "config", "cnf"):  # keyed by content too: an edited file is a new point, not a done one
+        try:
+            keyed["sha1"] = hashlib.sha1((folder / str(source[kind])).read_bytes()).hexdigest()[:16]
+        except OSError:
+            pass  # the loader below names the problem
+    canonical = json.dumps(keyed, sort_keys=True, default=str)
     try:
         if kind == "task":
             params = source.get("param") or {}
