@@ -15,7 +15,7 @@ from . import support as supports
 from .dispatch import Plan, generic_counters, plan
 from .errors import EncodingError, SupportError, TaskError, brief
 from .execute import count_problem
-from .limits import check_megabytes, check_seconds, time_limit
+from .limits import check_confidence, check_megabytes, check_seconds, check_seed, time_limit
 from .multitask import count_tasks, is_several, per_task, support_per_task
 from .problem import Problem, for_class, make_supervision
 from .result import CountResult
@@ -66,6 +66,10 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     of one domain one classifier, as rsbench's shared extractor does, and says so in the result's warnings.
     ``inference`` is ``"knowledge"`` (the model reasons with K) or ``"learned"`` (it learns its label head).
     """
+    seed = check_seed(seed)
+    if params and isinstance(task, (Task, Problem)):
+        raise TaskError(f"params= builds a library task by name; {task.name if isinstance(task, Task) else 'a Problem'} "
+                        f"is built already (change the Task itself, or pass its name)")
     task = resolve_task(task, params, concepts)
     if groups is not None:
         task = dataclasses.replace(task, groups=parse_groups(groups))
@@ -183,6 +187,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     (6, 5, True)
     """
     timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
+    epsilon, delta = check_confidence(epsilon, delta)
     if is_several(task):
         with time_limit(timeout, "counting"):
             problems = make_problems(task, map_class=map_class, support=support, subsample=subsample, seed=seed,

@@ -379,6 +379,11 @@ def _check_memory(mb: int | None) -> None:
     check_megabytes(mb, "--memory-limit")
 
 
+def _check_seed(args) -> None:
+    if not 0 <= args.seed < 1 << 63:
+        raise _UsageError(f"--seed must be a whole number from 0 to 2^63 - 1, got {args.seed}")
+
+
 def _check_seconds(seconds: float | None, flag: str) -> None:
     if seconds is not None and seconds <= 0:
         raise _UsageError(f"{flag} must be positive")
@@ -417,6 +422,9 @@ def _audit(argv: Sequence[str], out, err) -> int:
     if sizes and min(sizes) < 1:
         raise _UsageError("--sizes must be positive numbers of vectors")
     seeds = _ints(args.seeds, "--seeds")
+    if min(seeds) < 0:
+        raise _UsageError(f"--seeds must be whole numbers from 0 to 2^63 - 1, got {min(seeds)}")
+    _check_seed(args)
     if args.plot:
         check_output_path(args.plot, ("png", "svg"))
         pyplot()  # the extra is there before the work starts
@@ -431,8 +439,9 @@ def _audit(argv: Sequence[str], out, err) -> int:
             raise _UsageError("--curve audits one design (or --compare several); not several tasks together")
         with memory_limit(args.memory_limit, "the audit"):
             problems = _problems(args, designs, args.map_class)
-            candidates = [api.make_problem(t, map_class=args.map_class, inference=args.inference)
-                          for t in _candidate_tasks(args.candidate_task)]
+            candidates = [api.make_problem(t, map_class=args.map_class, inference=args.inference, supervise=[
+                s for s in args.supervise if s.partition("=")[0].strip() in {c.name for c in t.concepts}])
+                for t in _candidate_tasks(args.candidate_task)]  # as the user gets them: supervised alike
             shown = auditing.audit_tasks(problems, candidates, timeout=args.timeout, progress=progress)
         if args.plot:
             shown.plot(args.plot)
@@ -492,6 +501,7 @@ def _train(argv: Sequence[str], out, err) -> int:
         if getattr(args, name) < 1:
             raise _UsageError(f"--{name.replace('_', '-')} must be at least 1")
     seeds = _ints(args.seeds, "--seeds")
+    _check_seed(args)
     _check_seconds(args.timeout, "--timeout")
     _check_seconds(args.count_timeout, "--count-timeout")
     if not args.weight_decay >= 0:
@@ -559,6 +569,7 @@ def _count(argv: Sequence[str], out, err) -> int:
     _check_seconds(args.timeout, "--timeout")
     if not (0 < args.epsilon < math.inf and 0 < args.delta < 1):
         raise _UsageError(f"--epsilon must be > 0 and --delta in (0, 1), got {args.epsilon:g} and {args.delta:g}")
+    _check_seed(args)
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     if args.emit_dimacs:
@@ -726,6 +737,7 @@ def _rules(argv: Sequence[str], out, err) -> int:
     from .rules import hypotheses, rule_sequence, scene_space
     args = build_rules_parser().parse_args(argv)
     _check_seconds(args.timeout, "--timeout")
+    _check_seed(args)
     with time_limit(args.timeout, "counting rules"):
         tasks = _designs(args, "name a task: --task, --spec or --config (repeat for several tasks)")
         problems = _problems(args, tasks, "disentangled")

@@ -20,6 +20,8 @@ import signal
 import threading
 import time
 
+import numpy as np
+
 from .errors import BackendError, CountTimeout, OptionError
 
 __all__ = ["time_limit", "memory_limit", "check_seconds", "check_megabytes", "terminating", "Terminated", "Expired",
@@ -52,6 +54,28 @@ def check_seconds(seconds, what: str = "timeout=") -> float | None:
         raise OptionError(f"{what} must be a positive number of seconds up to {MAX_SECONDS:g}, got {seconds!r}; "
                            f"leave it out for no limit")
     return float(seconds)
+
+
+MAX_SEED = (1 << 63) - 1
+
+
+def check_seed(seed, what: str = "seed=") -> int:
+    """``seed`` as a whole number from 0 to 2^63 - 1: a negative seed would draw what its absolute value draws."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{what} must be a whole number, not {type(seed).__name__} {seed!r:.40}")
+    if not 0 <= seed <= MAX_SEED:
+        raise OptionError(f"{what} must be a whole number from 0 to 2^63 - 1, got {seed}")
+    return int(seed)
+
+
+def check_confidence(epsilon, delta) -> tuple:
+    """(epsilon, delta) of an (epsilon, delta) estimate: epsilon > 0 and finite, delta in (0, 1)."""
+    for name, v in (("epsilon=", epsilon), ("delta=", delta)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{name} must be a number, not {type(v).__name__} {v!r:.40}")
+    if not (0 < epsilon < math.inf and 0 < delta < 1):
+        raise OptionError(f"epsilon= must be > 0 and delta= in (0, 1), got {epsilon:g} and {delta:g}")
+    return float(epsilon), float(delta)
 
 
 def check_megabytes(mb, what: str = "memory_mb=") -> int | None:

@@ -72,12 +72,12 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
         return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                              seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
 
+    if len(problems) == 1:
+        return run(problems[0], "the task")
     every = union_concepts([p.task for p in problems])
     groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
     cumulative = [run(join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
                   for t in range(len(problems))]
-    if len(problems) == 1:
-        return cumulative[0]
     names = task_names([p.task for p in problems])
     own, alone = [], []
     for t, p in enumerate(problems):

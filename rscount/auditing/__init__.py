@@ -10,7 +10,7 @@ import time
 from typing import Callable, Optional, Sequence
 
 from ..errors import EncodingError, RscountError, TaskError
-from ..limits import check_seconds, time_limit
+from ..limits import check_seconds, check_seed, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
 from .fixes import (
@@ -45,6 +45,8 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
         raise EncodingError("the audit of a linear head covers the classes with value maps, not joint (count it: "
                             "countrss --map-class joint --inference learned:linear); audit the joint class with "
                             "inference learned")
+    if curve:
+        seeds = [check_seed(s, "seeds=") for s in seeds]
     start = time.monotonic()
 
     def left(share: float) -> float | None:
@@ -139,11 +141,11 @@ def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (),
                                 f"candidate adds labels over the tasks' concepts")
         result = count_tasks(problems, timeout=left(0.3), progress=progress)
         joint = join(problems)
-        single = as_single(joint)
+        single = (problems[0], None) if len(problems) == 1 else as_single(joint)
         every = tuple(range(joint.task.k))
         if single is not None or all(part.concepts == every for part in joint.parts):
             inner = audit_problem(single[0] if single else joint, timeout=left(0.6), progress=progress)
-            notes = inner.notes + ((single[1],) if single else ())
+            notes = inner.notes + ((single[1],) if single and single[1] else ())
         else:
             why = ("not decided: the tasks read different concepts, and the relation and supervision fixes are "
                    "audited for tasks over the same concepts (count them, or give each task every concept)")
