@@ -85,7 +85,8 @@ def add_support_options(p: argparse.ArgumentParser) -> None:
                      "label first, as rsbench's generators do) or vectors '1,1,1;0,1,0'; with several tasks "
                      "one for all, or repeated once per task in their order")
     sup.add_argument("--subsample", metavar="F|N", help="keep a seeded fraction or count of the support")
-    sup.add_argument("--support-file", metavar="PATH", help="support vectors from CSV or a JSON list")
+    sup.add_argument("--support-file", metavar="PATH", action="append", help="support vectors from CSV or a JSON "
+                     "list (with several tasks: once for all, or once per task in their order)")
     sup.add_argument("--seed", type=int, default=0, help="seed for --subsample and --concept-sup (default 0)")
     sup.add_argument("--concept-sup", metavar="F|N", help="fraction or count of support vectors with observed concepts")
     sup.add_argument("--supervise", action="append", default=[], metavar="NAME[=VALUE]",
@@ -234,19 +235,28 @@ def _one_support(args):
     return args.support[0] if args.support else None
 
 
+def _support_files(args, n: int):
+    """--support-file: one for all tasks, or one per task of several in their order."""
+    files = args.support_file or []
+    if len(files) > 1 and len(files) != n:
+        raise _UsageError(f"--support-file is given {len(files)} times for {n} task{'s' if n > 1 else ''}: give it "
+                          f"once{' (for all tasks) or once per task' if n > 1 else ''}")
+    return files[0] if len(files) == 1 else (files or None)
+
+
 def _problems(args, tasks: list, map_class: str) -> list:
     """One problem per task of several over shared concepts: --support once for all or once per task."""
     placed = getattr(args, "placed", None)
     return api.make_problems(tasks, map_class=map_class, support=placed if placed else list(args.support) if
                              args.support and len(args.support) > 1 else _one_support(args), subsample=args.subsample, seed=args.seed,
-        support_file=args.support_file, concept_sup=args.concept_sup, supervise=args.supervise,
+        support_file=_support_files(args, len(tasks)), concept_sup=args.concept_sup, supervise=args.supervise,
         groups=args.groups, inference=getattr(args, "inference", "knowledge"))
 
 
 def _problem(args, task, map_class: str):
     """The problem the support, supervision and group options describe for ``task``."""
     return api.make_problem(task, map_class=map_class, support=_one_support(args), subsample=args.subsample,
-                            seed=args.seed, support_file=args.support_file, concept_sup=args.concept_sup,
+                            seed=args.seed, support_file=_support_files(args, 1), concept_sup=args.concept_sup,
                             supervise=args.supervise, groups=args.groups,
                             inference=getattr(args, "inference", "knowledge"))
 
@@ -284,7 +294,7 @@ def build_train_parser() -> argparse.ArgumentParser:
     add_task_options(p, many=True, title="task (one, or several trained in sequence)")
     add_support_options(p)
     m = p.add_argument_group("model and training")
-    m.add_argument("--regime", default="naive", choices=["naive", "cumulative", "joint"],
+    m.add_argument("--regime", choices=["naive", "cumulative", "joint"],
                    help="several tasks: naive (each task's data in turn), cumulative (tasks 1..t at step t) or "
                         "joint (all at once); default naive")
     m.add_argument("--model", default="dpl", choices=["dpl", "sl", "ltn", "nn", "cbm"],
@@ -434,6 +444,9 @@ def _audit(argv: Sequence[str], out, err) -> int:
     designs = _designs(args)
     if args.compare and len(designs) < 2:
         raise _UsageError("--compare needs two or more designs")
+    if args.compare and args.candidate_task:
+        raise _UsageError("--candidate-task adds a task to the tasks audited together; --compare audits designs "
+                          "one by one: use one or the other")
     if len(designs) > 1 and not args.compare or args.candidate_task:
         if args.curve:
             raise _UsageError("--curve audits one design (or --compare several); not several tasks together")
@@ -462,6 +475,13 @@ def _audit(argv: Sequence[str], out, err) -> int:
             write_figure(_compare_figure(audits), args.plot)
     print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
     return 0
+
+
+def _support_rows(args, tasks: list) -> int:
+    """The most support vectors any one of the tasks trains on."""
+    cls = args.map_class or "disentangled"
+    problems = _problems(args, tasks, cls) if len(tasks) > 1 else [_problem(args, tasks[0], cls)]
+    return max(p.support.length for p in problems)
 
 
 def _candidate_tasks(names: list) -> list:
@@ -528,13 +548,18 @@ def _train(argv: Sequence[str], out, err) -> int:
                          entropy=args.entropy, threads=args.threads, device=args.device,
                          weight_decay=args.weight_decay, restarts=args.restarts, width=args.width,
                          cover_train=args.cover_train)
+    if args.regime and len(tasks) < 2:
+        raise _UsageError("--regime orders the training of several tasks; name two or more (repeat --task)")
+    if args.cover_train and args.n_train < _support_rows(args, tasks):
+        raise _UsageError(f"--cover-train puts every support vector in the training split: raise --n-train to at "
+                          f"least {_support_rows(args, tasks)} (the support's size)")
     if len(tasks) > 1:
         if args.out or args.workers > 1:
             raise _UsageError("several tasks in sequence train in this process and print their report (no --out, "
                               "no --workers yet)")
         from .harness.sequence import run_sequence
         with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
-            report = run_sequence(_problems(args, tasks, cls), args.regime, seeds=seeds, config=config,
+            report = run_sequence(_problems(args, tasks, cls), args.regime or "naive", seeds=seeds, config=config,
                                   count_timeout=args.count_timeout, progress=progress)
         print(json.dumps(report.to_dict()) if args.json else report, file=out)
         return 0

@@ -200,9 +200,12 @@ def make_dataset(problem: Problem, n_train: int = 2000, n_val: int = 500, n_test
     training split, so a learned head meets every support vector.
     """
     inputs = inputs or default_inputs(problem.task)
+    support = problem.support.vectors
+    if cover_train and n_train < len(support):
+        raise HarnessError(f"cover_train puts every support vector in the training split, but n_train={n_train} is "
+                           f"below the {len(support)} support vectors; raise n_train to {len(support)} or more")
     rng = np.random.default_rng(seed)
     renderer = _Renderer(problem, inputs, seed, appearance)
-    support = problem.support.vectors
     labels_of = problem.labels
 
     def split(n: int, which: int, cover: bool) -> Split:

@@ -16,12 +16,14 @@ as many negatives, drawn uniformly among the scenes the generator allows.
 from __future__ import annotations
 
 import itertools
+from typing import Mapping
 
 import numpy as np
 
-from ..errors import TaskError
+from ..errors import TaskError, brief
 from ..spec import load_spec, task_from_spec
 from ..task import Task
+from .families import _int
 
 __all__ = ["setting", "concon", "scene_predicates", "MODES", "LIST_SCENES"]
 
@@ -36,14 +38,22 @@ def setting() -> dict:
     return load_spec(knowledge_dir() / "families" / "concon.yaml", "ConCon setting")
 
 
-def _int(value, name: str, lo: int, hi: int) -> int:
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise TaskError(f"parameter {name}={value!r} must be an integer") from None
-    if not lo <= n <= hi:
-        raise TaskError(f"parameter {name}={n} must lie in [{lo}, {hi}]")
-    return n
+def _entries(value, name: str) -> list:
+    """``rule`` / ``confounders`` as a list of {attribute: value} mappings; the command line's text form is
+    ``shape=cube,color=red;size=large`` (entries split by ';', pairs by ',')."""
+    if isinstance(value, str):
+        out = []
+        for part in (p.strip() for p in value.split(";")):
+            pairs = [kv.partition("=") for kv in part.split(",") if kv.strip()]
+            if not part or not pairs or any(not eq or not k.strip() or not v.strip() for k, eq, v in pairs):
+                raise TaskError(f"parameter {name}={value!r:.60} must look like 'shape=cube,color=red;size=large' "
+                                f"(entries split by ';', attribute=value pairs by ',')")
+            out.append({k.strip(): v.strip() for k, _, v in pairs})
+        return out
+    if not isinstance(value, (list, tuple)) or not all(isinstance(e, Mapping) and e for e in value):
+        raise TaskError(f"parameter {name}= is a list of {{attribute: value}} mappings (or the text "
+                        f"'shape=cube,color=red;size=large'), not {brief(value, 40)}")
+    return [{str(k): v for k, v in e.items()} for e in value]
 
 
 def _entry_text(entry: dict) -> str:
@@ -57,7 +67,7 @@ def concon(t: int, mode: str = "strict", objects=None, shapes=None, colors=None,
     ConCon's (lists of {attribute: value} entries) for other designs."""
     if params:
         raise TaskError(f"task concon-t{t} has no parameter {sorted(params)[0]!r}; it takes mode, objects, shapes, "
-                        f"colors, sizes, materials, samples, seed")
+                        f"colors, sizes, materials, samples, seed, rule, confounders")
     base = setting()
     if mode not in MODES:
         raise TaskError(f"parameter mode={mode!r} must be one of {', '.join(MODES)}")
@@ -66,8 +76,11 @@ def concon(t: int, mode: str = "strict", objects=None, shapes=None, colors=None,
     for name, given in zip(ATTRIBUTES, (shapes, colors, sizes, materials)):
         values = list(base["attributes"][name])
         attrs[name] = values[:_int(given, name + "s", 1, len(values))] if given is not None else values
-    rule = [dict(e) for e in (rule if rule is not None else base["rule"])]
-    confs = [dict(e) for e in (confounders if confounders is not None else base["confounders"])]
+    rule = _entries(rule if rule is not None else base["rule"], "rule")
+    confs = _entries(confounders if confounders is not None else base["confounders"], "confounders")
+    if not rule or not confs:
+        raise TaskError(f"parameter {'rule' if not rule else 'confounders'}= is empty; ConCon needs a rule and one "
+                        f"confounder per task")
     t = _int(t, "t", 1, len(confs))
     for entry in rule + confs:
         for name, value in entry.items():

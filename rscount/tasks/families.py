@@ -15,10 +15,13 @@ __all__ = ["FAMILIES"]
 
 
 def _int(value, name: str, lo: int, hi: int | None = None) -> int:
+    """A whole-number parameter in [lo, hi]: 2.9 and True are refused, not read as 2 and 1."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise TaskError(f"parameter {name}={value!r} must be a whole number")
     try:
         n = int(value)
-    except (TypeError, ValueError):
-        raise TaskError(f"parameter {name}={value!r} must be an integer") from None
+    except (TypeError, ValueError, OverflowError):
+        raise TaskError(f"parameter {name}={value!r:.40} must be an integer") from None
     if n < lo or (hi is not None and n > hi):
         raise TaskError(f"parameter {name}={n} must lie in [{lo}, {hi if hi is not None else 'inf'}]")
     return n
