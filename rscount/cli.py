@@ -12,6 +12,7 @@ import json
 import math
 import re
 import sys
+import time
 from typing import Sequence
 
 from . import api
@@ -441,7 +442,11 @@ def _audit(argv: Sequence[str], out, err) -> int:
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     audits = []
-    designs = _designs(args)
+    began = time.monotonic()
+    named = max(1, sum(kind != "support" for kind, _ in getattr(args, "order", None) or []))
+    with time_limit(args.timeout * named, f"the audit (--timeout {args.timeout:g} s a design, building included)"):
+        designs = _designs(args)
+    built = (time.monotonic() - began) / max(len(designs), 1)  # each design's share of the building
     if args.compare and len(designs) < 2:
         raise _UsageError("--compare needs two or more designs")
     if args.compare and args.candidate_task:
@@ -462,11 +467,17 @@ def _audit(argv: Sequence[str], out, err) -> int:
         return 0
     with memory_limit(args.memory_limit, "the audit"):
         for task in designs:
-            with time_limit(args.timeout, f"the audit of {task.name}"):
+            left = max(args.timeout - built, 0.5)
+            with time_limit(left, f"the audit of {task.name} (--timeout {args.timeout:g} s, building included)"):
                 problem = _problem(args, task, args.map_class)
-                audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
-                                                     draw=args.draw, workers=args.workers, timeout=args.timeout,
-                                                     progress=progress))
+                try:
+                    audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
+                                                         draw=args.draw, workers=args.workers, timeout=left,
+                                                         progress=progress))
+                except CountTimeout:
+                    raise CountTimeout(f"the audit of {task.name} timed out: --timeout {args.timeout:g} s (building "
+                                       f"included) ran out before its count finished; raise --timeout or audit a "
+                                       f"smaller support") from None
     shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
     if args.plot:
         if len(audits) == 1:
@@ -539,8 +550,11 @@ def _train(argv: Sequence[str], out, err) -> int:
         raise BackendError(f"countrss train needs the train extra ({exc.name} is missing): "
                            f"pip install -e '.[train]'") from None
     progress = _status(args, err, "countrss train")
-    tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, --spec, "
-                           "--config or --cnf to train several in sequence)")
+    began = time.monotonic()
+    with time_limit(args.timeout, "training (building the task included)"):
+        tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, --spec, "
+                               "--config or --cnf to train several in sequence)")
+        covered = _support_rows(args, tasks) if args.cover_train else 0
     cls = args.map_class or EXTRACTOR_CLASS[args.extractor]
     config = TrainConfig(model=args.model, extractor=args.extractor, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, n_train=args.n_train, n_val=args.n_val, n_test=args.n_test, n_ood=args.ood,
@@ -550,21 +564,22 @@ def _train(argv: Sequence[str], out, err) -> int:
                          cover_train=args.cover_train)
     if args.regime and len(tasks) < 2:
         raise _UsageError("--regime orders the training of several tasks; name two or more (repeat --task)")
-    if args.cover_train and args.n_train < _support_rows(args, tasks):
+    if args.cover_train and args.n_train < covered:
         raise _UsageError(f"--cover-train puts every support vector in the training split: raise --n-train to at "
-                          f"least {_support_rows(args, tasks)} (the support's size)")
+                          f"least {covered} (the support's size)")
+    timeout = None if args.timeout is None else max(args.timeout - (time.monotonic() - began), 0.1)
     if len(tasks) > 1:
         if args.out or args.workers > 1:
             raise _UsageError("several tasks in sequence train in this process and print their report (no --out, "
                               "no --workers yet)")
         from .harness.sequence import run_sequence
-        with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
+        with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training"):
             report = run_sequence(_problems(args, tasks, cls), args.regime or "naive", seeds=seeds, config=config,
                                   count_timeout=args.count_timeout, progress=progress)
         print(json.dumps(report.to_dict()) if args.json else report, file=out)
         return 0
     problem = _problem(args, tasks[0], cls)
-    with memory_limit(args.memory_limit, "training"), time_limit(args.timeout, "training"):
+    with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training"):
         report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
                      workers=args.workers)
         if args.out:

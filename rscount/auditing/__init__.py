@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
-from ..errors import EncodingError, RscountError, TaskError
+from ..errors import CountTimeout, EncodingError, RscountError, TaskError
 from ..limits import check_seconds, check_seed, time_limit
 from ..problem import Problem
 from .curve import Curve, data_curve, draw_count
@@ -55,7 +55,11 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     def say(msg: str) -> None:
         if progress:
             progress(f"{msg} ({time.monotonic() - start:.1f} s)")
-    result = count_problem(problem, timeout=left(0.3))
+    try:  # the count comes first and everything else reads it: it may use most of the time
+        result = count_problem(problem, timeout=left(0.8))
+    except CountTimeout:
+        raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
+                           f"count finished; raise timeout= or audit a smaller support") from None
     say(f"audit: {result.count} optimal maps; listing them")
     maps = None if independent_parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
     relation = confusion(problem, result, maps=maps, seconds=left(0.3))
