@@ -13,6 +13,7 @@ import math
 import re
 import sys
 import time
+import warnings
 from typing import Sequence
 
 from . import api
@@ -833,7 +834,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv[:1] and argv[0] in COMMANDS else "count"
     try:
-        with terminating():
+        with terminating(), warnings.catch_warnings():
+            warnings.showwarning = lambda message, *rest, **kw: print(f"countrss: warning: {message}", file=err)
             return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
     except _UsageError as exc:
         print(f"countrss: error: {exc}", file=err)

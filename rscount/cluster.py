@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import warnings
 from typing import Callable, Iterable, Optional
 
-from .errors import BackendError
+from .errors import BackendError, brief
 
 __all__ = ["have_dask", "require_dask", "client", "map_tasks", "ALLOWED_FAILURES"]
 
@@ -55,9 +56,12 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
                 "distributed.admin.system-monitor.gil.enabled": False}
     with dask.config.set(settings):
         if scheduler is not None:
+            if not isinstance(scheduler, str) or not re.fullmatch(r"([a-z]+://)?[^\s:/]+:[0-9]{1,5}", scheduler):
+                raise BackendError(f"scheduler={brief(scheduler, 40)} is not a Dask scheduler address; give "
+                                   f"HOST:PORT or tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)")
             try:
                 c = distributed.Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError) as exc:
                 raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
             try:
                 yield c

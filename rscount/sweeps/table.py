@@ -14,9 +14,10 @@ import fcntl
 import io
 import json
 import os
+import warnings
 from pathlib import Path
 
-from ..errors import OutputError
+from ..errors import OutputError, brief
 from ..output import check_output_path, make_folder, resolve_link, write_atomic
 from .grid import SweepError
 
@@ -33,24 +34,66 @@ def _format(path: Path) -> str:
 
 
 def read_rows(path: str | Path) -> list:
-    """The rows already in a sweep output (a partial last JSON line skipped), as dicts."""
+    """The rows already in a sweep output (a partial last JSON line skipped), as dicts; an output rscount did
+    not write (binary, not UTF-8, rows without a key, a malformed CSV, a corrupt Parquet part) is refused."""
     path = resolve_link(Path(path))
     kind = _format(path)
     if not path.exists():
         return []
     if kind == "jsonl":
-        rows = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:  # the line a crash cut short
-                continue
-        return rows
+        return _json_rows(path)[0]
     if kind == "csv":
-        with path.open(newline="", encoding="utf-8") as fh:
-            return list(csv.DictReader(fh))
+        try:
+            with path.open(newline="", encoding="utf-8") as fh:
+                rows = list(csv.DictReader(fh, strict=True))
+            ragged = next((n for n, r in enumerate(rows, 2) if None in r or None in r.values()), None)
+            if ragged is not None:
+                raise csv.Error(f"row {ragged} has another number of fields than the header")
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise SweepError(f"sweep output {str(path)!r} is not a CSV file rscount wrote ({brief(str(exc), 60)}); "
+                             f"name a new output or move it away") from None
+        return _checked(rows, path)
     import pyarrow.parquet as pq
-    return [row for part in sorted(path.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
+    rows = []
+    for part in sorted(path.glob("part-*.parquet")):
+        try:
+            rows += pq.read_table(part).to_pylist()
+        except Exception as exc:  # pyarrow raises its own errors for a damaged file
+            raise SweepError(f"sweep output part {str(part)!r} cannot be read ({brief(str(exc), 60)}); move it away "
+                             f"to rerun its points") from None
+    return _checked(rows, path)
+
+
+def _json_rows(path: Path) -> tuple:
+    """(rows, numbers of the corrupt lines before the last) of a JSON-lines output."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise SweepError(f"sweep output {str(path)!r} is not UTF-8 text, so not a table rscount wrote; name a new "
+                         f"output or move it away") from None
+    rows, bad = [], []
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            if n < len(lines) - 1:  # a cut last line is a crash's; one inside was damaged after writing
+                bad.append(n)
+            continue
+        if not isinstance(row, dict):
+            raise SweepError(f"sweep output {str(path)!r} line {n + 1} is JSON but not a row (an object); it is "
+                             f"not a table rscount wrote: name a new output or move it away")
+        rows.append(row)
+    return _checked(rows, path), bad
+
+
+def _checked(rows: list, path: Path) -> list:
+    if any("key" not in r for r in rows):
+        raise SweepError(f"sweep output {str(path)!r} holds rows without a 'key' column, so rscount did not write "
+                         f"it; name a new output or move it away")
+    return rows
 
 
 class Table:
@@ -80,13 +123,23 @@ class Table:
         return self
 
     def _mend(self) -> None:
-        """Cut a last line a crash left partial (it was never a finished row), so pandas reads the file again."""
+        """Cut a last line a crash left partial (it was never a finished row), and move corrupt lines inside
+        the file to ``<output>.rejected`` (their points run again), so pandas reads the file in one call."""
         if not self.path.exists():
             return
         data = self.path.read_bytes()
         if data and not data.endswith(b"\n"):
             with self.path.open("r+b") as fh:
                 fh.truncate(data.rfind(b"\n") + 1)
+        _, bad = _json_rows(self.path)
+        if bad:
+            lines = self.path.read_text(encoding="utf-8").split("\n")
+            rejected = self.path.with_name(self.path.name + ".rejected")
+            with rejected.open("a", encoding="utf-8") as fh:
+                fh.write("".join(lines[n] + "\n" for n in bad))
+            write_atomic(self.path, "\n".join(line for n, line in enumerate(lines) if n not in set(bad)))
+            warnings.warn(f"sweep output {str(self.path)!r}: {len(bad)} corrupt line(s) moved to "
+                          f"{str(rejected)!r}; their points run again", stacklevel=2)
 
     def __exit__(self, *exc) -> None:
         if self._lock is not None:
