@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
 import re
 import sys
+import threading
 import time
 import warnings
 from typing import Sequence
@@ -827,14 +829,53 @@ def as_flags(message: str) -> str:
     return re.sub(r" +([;,)\]]|$)", r"\1", message)
 
 
+_DASHED_VALUES = ("--support", "--knowledge", "--seeds", "--sizes")  # whose values may start with a minus sign
+
+
+def _glued(argv: list) -> list:
+    """``--support -1,0`` as ``--support=-1,0``: argparse would read a value starting with '-' as an option.
+
+    >>> _glued(["--support", "-1,0", "--task", "t"])
+    ['--support=-1,0', '--task', 't']
+    """
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in _DASHED_VALUES and i + 1 < len(argv) and re.match(r"-[0-9.]", argv[i + 1]):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
+@contextlib.contextmanager
+def _thread_errors(err):
+    """A thread that fails outside the race that reads its errors (a backend left behind once another answered)
+    says so in one line, not a traceback: running out of memory under --memory-limit, or what it raised."""
+    previous = threading.excepthook
+
+    def hook(info) -> None:
+        if isinstance(info.exc_value, MemoryError):
+            print("countrss: warning: a backend left running in the background ran out of memory (--memory-limit) "
+                  "and stopped; the answer printed does not depend on it", file=err)
+        elif not isinstance(info.exc_value, SystemExit):
+            print(f"countrss: warning: a background thread stopped: {brief(str(info.exc_value), 120)}", file=err)
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run countrss; return the exit status (0 ok, 2 bad input, 3 backend failure or time-out, 130 Ctrl-C,
     143 SIGTERM, 129 SIGHUP)."""
     out, err = sys.stdout, sys.stderr
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _glued(list(sys.argv[1:] if argv is None else argv))
     command = argv[0] if argv[:1] and argv[0] in COMMANDS else "count"
     try:
-        with terminating(), warnings.catch_warnings():
+        with terminating(), warnings.catch_warnings(), _thread_errors(err):
             warnings.showwarning = lambda message, *rest, **kw: print(f"countrss: warning: {message}", file=err)
             return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
     except _UsageError as exc:

@@ -230,7 +230,8 @@ def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, mem
             others = [n for n in names if n != name]
             failed = {n: e for n, e in lost.items() if not isinstance(e, Cancelled)}
             notes.append(f"{' and '.join(names)} ran side by side; {name} finished first"
-                         + "".join(f"; {n} gave up ({e})" for n, e in failed.items())
+                         + "".join(f"; {n} ran out of memory (the memory limit)" if isinstance(e, MemoryError)
+                                   else f"; {n} gave up ({e})" for n, e in failed.items())
                          + ("" if failed else f" and {' and '.join(others)} "
                                               f"{'was' if len(others) == 1 else 'were'} stopped"))
     except CountTimeout as exc:
