@@ -107,12 +107,14 @@ def _syntax_tree(source: str) -> ast.Expression:
         col = (exc.offset or 0)
         raise KnowledgeError(f"syntax error in knowledge {source!r} at column {col}: {exc.msg}") from None
     except (RecursionError, MemoryError):
-        raise KnowledgeError(f"knowledge {source[:60]!r}... is nested too deeply to parse; write long chains of "
-                             f"one operator flat (a ^ b ^ ...) or as Xor(a, b, ...)") from None
+        raise KnowledgeError(f"knowledge {source[:60]!r}... has too many operators in a row for the parser (one "
+                             f"level each); write long sums, ands, ors and xors as Sum(a, b, ...), And(...), Or(...), "
+                             f"Xor(...), and a long difference as a - Sum(b, c, ...)") from None
 
 
 _CHAINS = {"|": "Or", "^": "Xor", "&": "And", "+": "Sum"}  # lowest precedence first, as Python binds them
-_TIGHTER = {"*", "//", "%", "~"}  # operators that bind tighter than every chain operator
+_TIGHTER = {"*", "//", "%", "~"}
+_COMPARE = {"==", "!=", "<", ">", "<=", ">="}  # operators that bind tighter than every chain operator
 _OPEN, _CLOSE = "([{", ")]}"
 LONG_CHAIN = 32  # operands of one operator at one level; longer chains become one n-ary call
 
@@ -173,6 +175,16 @@ class _Chains:
         return ", ".join(t for t, _ in parts) + ("," if bounds[-1] == hi else ""), True
 
     def item(self, lo: int, hi: int) -> tuple:
+        cmp = [n for n in self.level(lo, hi) if self.tokens[n].string in _COMPARE]
+        if cmp and not any(self.tokens[n].type == tokenize.NAME and keyword.iskeyword(self.tokens[n].string)
+                           and self.tokens[n].string not in ("True", "False", "None") for n in self.level(lo, hi)):
+            # comparisons bind looser than every chain operator: rewrite the operands between them
+            bounds, ends = [lo] + [c + 1 for c in cmp], cmp + [hi]
+            parts = [self.item(a, b) for a, b in zip(bounds, ends)]
+            if not any(changed for _, changed in parts):
+                return self.text(lo, hi), False
+            return "".join(t + (f" {self.tokens[c].string} " if c < hi else "")
+                           for (t, _), c in zip(parts, ends)), True
         ops: dict = {op: [] for op in _CHAINS}
         loose = False
         for n in self.level(lo, hi):

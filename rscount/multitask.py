@@ -94,4 +94,5 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
             f"task's labels)")
     return dataclasses.replace(joint, seconds=time.perf_counter() - began, per_task=tasks,
                                cumulative=tuple(r.count for r in cumulative), forgets=forgets,
+                               cumulative_exact=tuple(r.exact for r in cumulative),
                                notes=(note,) + joint.notes)

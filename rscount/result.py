@@ -122,6 +122,7 @@ class CountResult:
     per_task: tuple = ()  # several tasks: a TaskCount each, in the order given
     cumulative: tuple = ()  # several tasks: the count after tasks 1..t (over every task's concepts)
     forgets: tuple = ()  # several tasks: maps optimal for task t alone that break one of tasks 1..t-1
+    cumulative_exact: tuple = ()  # several tasks: whether each cumulative count is exact
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
     _renamed: Callable | None = field(default=None, repr=False, compare=False)
@@ -177,6 +178,7 @@ class CountResult:
             "plan": self.plan.lines() if self.plan is not None else None,
             "answered_by_step": None if self.answered is None else self.answered + 1,
             **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
+                "cumulative_exact": list(self.cumulative_exact or (True,) * len(self.cumulative)),
                 "forgets": list(self.forgets), "survive_every_step": self.rs_count} if self.per_task else {}),
         }
 
@@ -245,10 +247,11 @@ class CountResult:
                   f"{'' if t.exact else '~'}{format_count(t.count_union)}" for t in self.per_task]
         lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
                      "break an earlier task)")
-        lines += [f"  {n}. {t.task:<{width}}  {format_count(c)}; forgets "
+        exact = self.cumulative_exact or (True,) * len(self.cumulative)
+        lines += [f"  {n}. {t.task:<{width}}  {'' if e else '~'}{format_count(c)}; forgets "
                   f"{format_count(f) if f is not None else 'n/a (approximate counts)'}"
-                  for n, (t, c, f) in enumerate(zip(self.per_task, self.cumulative, self.forgets), 1)]
-        lines.append(f"  shortcuts that survive every step: {format_count(self.rs_count)}")
+                  for n, (t, c, f, e) in enumerate(zip(self.per_task, self.cumulative, self.forgets, exact), 1)]
+        lines.append(f"  shortcuts that survive every step: {'' if self.exact else '~'}{format_count(self.rs_count)}")
         return lines
 
     # --- notebook --------------------------------------------------------------------------------------------

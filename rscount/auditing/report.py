@@ -103,8 +103,10 @@ class Audit:
             lines.append(f"inference     {r.inference} (a model that learns its label head: CBM, Semantic Loss)")
         lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)")]
         lines += r._several_lines()
+        only = "every concept (the intended map is the only optimal one)" if r.exact and r.count == 1 and \
+            r.intended else "none"
         lines += [
-                 f"identifiable  {', '.join(self.identifiable) or 'none'}"
+                 f"identifiable  {', '.join(self.identifiable) or only}"
                  + (" (no map of the class fits these labels with this head)" if r.exact and r.count == 0 else ""),
                  f"relation      {self.relation.method}" + ("" if self.relation.weighted else
                                                             " (existence only: cells show 'x', not map counts)")]
