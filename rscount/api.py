@@ -124,6 +124,9 @@ def tasks_from_spec(spec: Mapping | str | Path) -> list:
                 raise TaskError(f"a library task item holds 'task' and a mapping 'params', not "
                                 f"{extra[0] if extra else 'params ' + repr(item.get('params'))!r}")
             out.append(get_task(str(item["task"]), **dict(item.get("params") or {})))
+        elif "tasks" in item:
+            raise TaskError("a 'tasks:' item holds 'tasks:' of its own; list every task at the top level (tasks "
+                            "do not nest)")
         else:
             out.append(task_from_spec(item))
     return out
@@ -154,13 +157,45 @@ def make_problems(tasks: Sequence, *, map_class: str = "complete", support=None,
         concept = str(item).partition("=")[0].strip()
         if not any(concept in t._index for t in resolved):
             raise TaskError(f"supervise={item}: no task has a concept {concept!r}")
+    grouped = _groups_per_task(groups, resolved)
     out = []
     for t, task in enumerate(resolved):
         mine = wanted[t] if not names else [s for s in names if str(s).partition("=")[0].strip() in task._index]
         out.append(make_problem(task, map_class=map_class, support=supports[t], subsample=subsamples[t],
                                 seed=seed, support_file=files[t], concept_sup=sups[t], supervise=mine,
-                                groups=groups, inference=inference))
+                                groups=grouped[t], inference=inference))
     return out
+
+
+def _groups_per_task(groups, tasks: list) -> list:
+    """``groups`` over several tasks: each task gets the part of every group it has (the union merges them back
+    where they overlap); a concept no task has, or a group whose parts no task joins, is refused."""
+    if groups is None or len(tasks) == 1:
+        return [groups] * len(tasks)
+    from .several import task_names
+    parsed = parse_groups(groups)
+    out: list = [[] for _ in tasks]
+    for group in parsed:
+        missing = [n for n in group if not any(n in t._index for t in tasks)]
+        if missing:
+            raise TaskError(f"groups= names concept {missing[0]!r}, which none of the tasks "
+                            f"({', '.join(task_names(tasks))}) has")
+        pieces = [set(n for n in group if n in t._index) for t in tasks]
+        joined = next((p for p in pieces if p), set())
+        grew = True
+        while grew:
+            grew = False
+            for p in pieces:
+                if p & joined and not p <= joined:
+                    joined |= p
+                    grew = True
+        if joined != set(group):
+            raise TaskError(f"group {list(group)} spans tasks of which none reads two of its concepts together, "
+                            f"so the tasks cannot share it; declare the group in one task's spec")
+        for t, p in enumerate(pieces):
+            if p:
+                out[t].append([n for n in group if n in p])
+    return [g or () for g in out]
 
 
 def choose_backends(problem: Problem, exact: bool | None = None, approx: bool = False) -> tuple:

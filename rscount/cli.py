@@ -616,6 +616,9 @@ def _count(argv: Sequence[str], out, err) -> int:
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     if args.emit_dimacs:
+        if args.map_class == "joint":
+            raise _UsageError("--emit-dimacs writes the CNF encoding, and class joint has none (it is counted in "
+                              "closed form); choose another --map-class")
         check_output_path(args.emit_dimacs)
     with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
         tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, "

@@ -84,7 +84,8 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
         raise TypeError(f"encode() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
     cls = problem.map_class
     if cls not in CNF_CLASSES:
-        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding; use backend=closed-form")
+        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding (nothing to write as DIMACS or "
+                            f"give a CNF counter); count it with backend=closed-form, or choose another map_class=")
     task = problem.task
     k, sizes = task.k, task.sizes
     local = cls in ("disentangled", "shared")

@@ -63,6 +63,8 @@ def export_library(folder: str | Path, names=LIBRARY_DEFAULTS) -> list:
     """(Re)write ``folder/NAME.cnf`` for every library task, all or none; return the paths written."""
     from .tasks import get_task
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{str(folder)!r} is a file, not a folder; name a folder to write the DIMACS files into")
     if not folder.is_dir():
         raise OutputError(f"folder {str(folder)!r} does not exist; create it first")
     with staged(folder) as stage:

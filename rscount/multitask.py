@@ -11,6 +11,8 @@ import dataclasses
 import time
 from typing import Callable, Mapping, Optional, Sequence
 
+import numpy as np
+
 from .errors import CountTimeout, SupportError, TaskError
 from .execute import count_problem
 from .problem import Problem
@@ -31,7 +33,10 @@ def is_several(task) -> bool:
 
 
 def _is_vector(x) -> bool:
-    return isinstance(x, (list, tuple)) and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in x)
+    if hasattr(x, "shape"):
+        return len(x.shape) == 1
+    return isinstance(x, (list, tuple)) and all(
+        isinstance(v, (int, str, np.integer, np.str_)) and not isinstance(v, (bool, np.bool_)) for v in x)
 
 
 def per_task(value, n: int, what: str, one_form=lambda v: not isinstance(v, (list, tuple))) -> list:

@@ -166,7 +166,9 @@ def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (),
             except RscountError as exc:
                 added.append({"task": cand.task.name, "count": None, "exact": False, "why": str(exc)})
         added.sort(key=lambda a: (a["count"] is None, a["count"] or 0))
+        several = len(problems) > 1  # new data and fewer labels belong to one task: not proposed for several
         return dataclasses.replace(inner, result=result, tasks=tuple(added), notes=notes,
+                                   data=None if several else inner.data, labels=[] if several else inner.labels,
                                    seconds=time.monotonic() - start)
 
 

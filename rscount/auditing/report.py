@@ -144,8 +144,11 @@ class Audit:
         classes = ", ".join(f"{k} {format_count(v[0]) if v[0] is not None else 'n/a'}"
                             for k, v in self.classes.items())
         lines.append(f"  extractor / class  {classes}")
+        lines += [f"                     {k} n/a: {v[2] or 'not counted'}" for k, v in self.classes.items()
+                  if v[0] is None]
         if self.tasks:
-            shown = "; ".join(f"+{a['task']} -> {format_count(a['count']) if a['count'] is not None else 'n/a'}"
+            shown = "; ".join(f"+{a['task']} -> " + (format_count(a['count']) if a['count'] is not None else
+                                                     f"not counted ({a.get('why') or 'no count'})")
                               for a in self.tasks)
             lines.append(f"  add a task         {shown}")
         if self.labels:

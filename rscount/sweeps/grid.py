@@ -123,6 +123,11 @@ def grid_from_mapping(data, folder: str | Path = ".", default_name: str = "sweep
                 raise SweepError(f"the grid crosses into more than {MAX_POINTS:,} points; split it into several")
     if any(p.job == "train" for p in points):
         _check_train({p.train for p in points if p.job == "train"})
+        from ..harness.train import check_seeds
+        try:
+            check_seeds({p.train_seed for p in points if p.job == "train" and p.train_seed is not None} or {0})
+        except RscountError as exc:
+            raise SweepError(f"sweep key 'train_seeds': {exc}") from None
     timeout = top.get("timeout", 60.0)
     if timeout is not None:
         from ..limits import check_seconds
@@ -196,6 +201,14 @@ def _crossed(data: Mapping, folder: Path) -> list:
         for seed in axes[name]:
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63):
                 raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
+    from ..support import parse_amount
+    for name in ("subsample", "concept_sup"):
+        for amount in axes[name]:
+            if amount is not None:
+                try:
+                    parse_amount(amount, f"sweep key {name!r}:")
+                except RscountError as exc:
+                    raise SweepError(str(exc)) from None
     supervise = [_supervision(s) for s in axes["supervise"]]
     settings = _options({} if data.get("train") is None else data["train"])
     trains = [tuple(sorted((str(k), v) for k, v in t.items())) for t in settings]
