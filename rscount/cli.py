@@ -471,15 +471,15 @@ def _audit(argv: Sequence[str], out, err) -> int:
     with memory_limit(args.memory_limit, "the audit"):
         for task in designs:
             left = max(args.timeout - built, 0.5)
-            with time_limit(left, f"the audit of {task.name} (--timeout {args.timeout:g} s, building included)"):
+            with time_limit(left, f"the audit of {task.name} (building included)", shown=args.timeout):
                 problem = _problem(args, task, args.map_class)
                 try:
                     audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
                                                          draw=args.draw, workers=args.workers, timeout=left,
                                                          progress=progress))
                 except CountTimeout:
-                    raise CountTimeout(f"the audit of {task.name} timed out: --timeout {args.timeout:g} s (building "
-                                       f"included) ran out before its count finished; raise --timeout or audit a "
+                    raise CountTimeout(f"the audit of {task.name} (building included) timed out after "
+                                       f"{args.timeout:g} s before its count finished; raise --timeout or audit a "
                                        f"smaller support") from None
     shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
     if args.plot:
@@ -576,13 +576,13 @@ def _train(argv: Sequence[str], out, err) -> int:
             raise _UsageError("several tasks in sequence train in this process and print their report (no --out, "
                               "no --workers yet)")
         from .harness.sequence import run_sequence
-        with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training"):
+        with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training", shown=args.timeout):
             report = run_sequence(_problems(args, tasks, cls), args.regime or "naive", seeds=seeds, config=config,
                                   count_timeout=args.count_timeout, progress=progress)
         print(json.dumps(report.to_dict()) if args.json else report, file=out)
         return 0
     problem = _problem(args, tasks[0], cls)
-    with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training"):
+    with memory_limit(args.memory_limit, "training"), time_limit(timeout, "training", shown=args.timeout):
         report = run(problem, seeds=seeds, config=config, count_timeout=args.count_timeout, progress=progress,
                      workers=args.workers)
         if args.out:

@@ -31,17 +31,25 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
     """Parse DIMACS text; raise :class:`DimacsError` naming the line on any defect."""
     nvars = nclauses = None
     clauses, current, show, names = [], [], None, {}
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    named_at: dict = {}
+    for lineno, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
         line = raw.strip()
-        if not line or line == "%":
+        if not line:
             continue
+        if line == "%":  # SATLIB's trailer ('%' then '0'): the clauses end here
+            break
         if line.startswith("c"):
             parts = line.split()
-            if len(parts) >= 3 and parts[1] == "p" and parts[2] == "show":  # several lines add up (MCC)
-                shown = [v for v in _ints(parts[3:], source, lineno) if v != 0]
+            shows = parts[1:3] == ["p", "show"]
+            if shows or parts[1:2] == ["ind"]:  # several lines add up (MCC); 'c ind' is the older projection line
+                shown = [v for v in _ints(parts[3 if shows else 2:], source, lineno) if v != 0]
                 show = tuple(dict.fromkeys((show or ()) + tuple(shown)))
             elif len(parts) >= 4 and parts[1] == "var" and _INT.fullmatch(parts[2]):
-                names[int(parts[2])] = " ".join(parts[3:])
+                var = int(parts[2])
+                if var in names:
+                    raise DimacsError(f"{source}:{lineno}: 'c var {var}' names variable {var} again (first on line "
+                                      f"{named_at[var]}); name each variable once")
+                names[var], named_at[var] = " ".join(parts[3:]), lineno
             continue
         if line.startswith("p"):
             parts = line.split()
@@ -74,6 +82,10 @@ def parse_dimacs(text: str, source: str = "<text>") -> Cnf:
         raise DimacsError(f"{source}: header declares {nclauses} clauses but the file has {len(clauses)}")
     if show is not None and any(abs(v) > nvars or v <= 0 for v in show):
         raise DimacsError(f"{source}: 'c p show' names a variable outside 1..{nvars}")
+    beyond = next((v for v in sorted(names) if not 1 <= v <= nvars), None)
+    if beyond is not None:
+        raise DimacsError(f"{source}:{named_at[beyond]}: 'c var {beyond}' names a variable outside the header's "
+                          f"1..{nvars}")
     return Cnf(nvars, tuple(clauses), show, names)
 
 

@@ -23,7 +23,7 @@ from .counters.generic.enumerate import models
 from .dispatch import HEAD_START, Step, check_mode, generic_step, plan
 from .encoding import encode
 from .errors import BackendError, CountTimeout, EncodingError
-from .limits import check_megabytes, check_seconds
+from .limits import check_confidence, check_megabytes, check_seconds
 from .problem import Problem
 from .result import CountResult, Tally, format_count
 
@@ -69,6 +69,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     if not isinstance(problem, Problem):
         raise TypeError(f"count_problem() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
     timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
+    epsilon, delta = check_confidence(epsilon, delta)
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
     from .counters.generic.bruteforce import number_of_candidates

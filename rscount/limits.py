@@ -91,9 +91,11 @@ def check_megabytes(mb, what: str = "memory_mb=") -> int | None:
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float | None, what: str = "the command", advice: str = "raise timeout="):
+def time_limit(seconds: float | None, what: str = "the command", advice: str = "raise timeout=",
+               shown: float | None = None):
     """Raise CountTimeout in this (main) thread ``seconds`` + GRACE from now; no-op without a limit or off the
-    main thread (signals reach only it). Blocks nest: the inner one restores the outer's timer."""
+    main thread (signals reach only it). Blocks nest: the inner one restores the outer's timer. ``shown``: the
+    limit the message names (the user's, where ``seconds`` is what is left of it)."""
     seconds = check_seconds(seconds)
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
@@ -115,7 +117,7 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
     except Expired as exc:
         if exc is not token:
             raise
-        raise CountTimeout(f"{what} timed out after {seconds:g} s; {advice}") from None
+        raise CountTimeout(f"{what} timed out after {shown or seconds:g} s; {advice}") from None
     finally:
         if owns:
             signal.setitimer(signal.ITIMER_REAL, 0)

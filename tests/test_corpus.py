@@ -76,6 +76,29 @@ def _files(tmp: Path) -> None:
     (tmp / "mixed200.yaml").write_text(
         "name: mixed\nconcepts: [" + ", ".join(f"x{i}" for i in range(200)) + "]\n"
         "labels: ['" + " ^ ".join(f"(x{i} & x{i + 1})" if i % 2 == 0 else f"x{i}" for i in range(200)) + "']\n")
+    # trust, second pass: DIMACS edges, several tasks, rules, sweep outputs rscount did not write
+    (tmp / "var-twice.cnf").write_text("c var 1 concept a=1\nc var 1 concept b=1\nc var 2 label y=1\np cnf 2 1\n1 2 0\n")
+    (tmp / "ind.cnf").write_text("c ind 1 2 3 0\np cnf 3 1\n1 2 3 0\n")
+    (tmp / "satlib.cnf").write_text("p cnf 3 1\n1 2 3 0\n%\n0\n\n")
+    (tmp / "bom.cnf").write_bytes(b"\xef\xbb\xbfp cnf 2 1\n1 2 0\n")
+    (tmp / "var-beyond.cnf").write_text("c var 7 concept a=1\np cnf 2 1\n1 2 0\n")
+    (tmp / "wide.cnf").write_text("p cnf 100000 1\n1 0\n")
+    (tmp / "t1.json").write_text('{"name": "t1", "concepts": {"a": "bool", "b": "bool"}, "labels": ["a | b"], '
+                                 '"support": [[0, 0], [0, 1]]}')
+    (tmp / "c1.json").write_text('{"name": "c1", "concepts": {"a": "bool", "b": "bool"}, "labels": ["b"], '
+                                 '"support": [[1, 0]]}')
+    (tmp / "objects01.yaml").write_text("name: o\nconcepts: {shape01: bool, shape1: bool}\nlabels: [shape01]\n")
+    (tmp / "concon-float.yaml").write_text("tasks:\n  - {task: concon-t1, params: {objects: 2.9}}\n")
+    (tmp / "nested.yaml").write_text("tasks:\n  - tasks: [{name: x, concepts: [a], labels: [a]}]\n")
+    (tmp / "minus.yaml").write_text("name: minus\nconcepts: [" + ", ".join(f"x{i}" for i in range(3000)) + "]\n"
+                                    "labels: ['" + " - ".join(f"x{i}" for i in range(3000)) + " > 3']\n")
+    (tmp / "grid.yaml").write_text("tasks: [xor3]\n")
+    (tmp / "grid-nan.yaml").write_text("tasks: [xor3]\nsubsample: .nan\n")
+    (tmp / "grid-seed.yaml").write_text("tasks: [xor3]\njob: train\ntrain_seeds: [9223372036854775800]\n")
+    (tmp / "binary.jsonl").write_bytes(bytes(range(128, 256)))
+    (tmp / "array.jsonl").write_text("[1, 2]\n")
+    (tmp / "foreign.csv").write_text("a,b\n1,2\n")
+    (tmp / "ragged.csv").write_text('key,"a\n1')
 
 
 @pytest.mark.parametrize("status, fragment, args, child", _cases())

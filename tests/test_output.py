@@ -10,6 +10,8 @@ import threading
 
 import pytest
 
+import rscount
+
 from rscount.cli import main
 from rscount.errors import OutputError
 from rscount.output import write_atomic
@@ -87,6 +89,16 @@ def test_a_3000_term_xor_parses_flat():
 
 
 def test_chains_next_to_comparisons_keep_python_precedence():
+    """A comparison binds looser than | ^ & +: the operands on each side of it are flattened, the comparison kept;
+    a minus or a keyword at the level leaves the text as it is."""
     from rscount.logic import flatten_chains
-    text = " | ".join(f"x{i}" for i in range(40)) + " == y"
-    assert flatten_chains(text) == text
+    ors = " | ".join(f"x{i}" for i in range(40))
+    assert flatten_chains(ors + " == y") == "Or(" + ors.replace(" | ", ", ") + ") == y"
+    sums = " + ".join(f"x{i}" for i in range(40))
+    assert flatten_chains(sums + " - y == 3") == sums + " - y == 3"
+    assert flatten_chains("not " + ors + " == y") == "not " + ors + " == y"
+    short = " | ".join(f"x{i}" for i in range(34))
+    support = ";".join(",".join(str((r >> i) & 1) for i in range(35)) for r in (0, 1, 5, 1 << 34))
+    assert rscount.count(rscount.task_from_text([short + " == y"]), support=support,
+                         map_class="disentangled").count == \
+        rscount.count(rscount.task_from_text([f"({short}) == y"]), support=support, map_class="disentangled").count

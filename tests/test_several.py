@@ -42,8 +42,9 @@ def random_tasks(seed: int, map_class: str) -> list:
     return out
 
 
-def brute_several(problems, concepts=None) -> int:
-    """Optimal maps of the union's class for every task, from the definitions (not the union problem)."""
+def brute_several(problems, concepts=None, groups=None) -> int:
+    """Optimal maps of the union's class for every task, from the definitions (not the union problem);
+    ``groups``: the union's concept groups under class shared (default: one per domain)."""
     tasks = [p.task for p in problems]
     union = list(concepts or union_concepts(tasks))
     names = [c.name for c in union]
@@ -54,7 +55,7 @@ def brute_several(problems, concepts=None) -> int:
         by_domain: dict = {}
         for c in union:
             by_domain.setdefault(c.domain, []).append(c.name)
-        shape = rscount.task_from_spec({**spec, "groups": list(by_domain.values())})
+        shape = rscount.task_from_spec({**spec, "groups": groups or list(by_domain.values())})
     frame = rscount.make_problem(shape, map_class=cls, support="exhaustive")
     checks = []  # (task, own indices in the union, own row, full union vector, supervised own positions)
     for p in problems:
@@ -198,3 +199,73 @@ def test_cli_audit_several_and_candidate(capsys):
     assert out["count"] == 6 and out["cumulative"] == [24, 6] and out["fix"]["add_task"][0]["task"] == "and3"
     assert main(["audit", "--task", "xor3", "--candidate-task", "mnadd"]) == 2
     assert "which no task has" in capsys.readouterr().err
+
+
+GROUPINGS = ([["c1", "c3"]], [["c1"], ["c3"]], [["c1"]], None)  # declared per task; None: none declared
+
+
+def grouped_tasks(seed: int) -> list:
+    """Random tasks over c1..c3 (class shared), some declaring concept groups and some not."""
+    rng = random.Random(seed)
+    out = []
+    for p in random_tasks(seed, "shared"):
+        names = {c.name for c in p.task.concepts}
+        declared = rng.choice(GROUPINGS)
+        declared = [g for g in declared or [] if set(g) <= names] or None
+        task = rscount.task_from_spec({"name": p.task.name, "concepts": {c.name: POOL[c.name] for c in p.task.concepts},
+                                       "labels": [lab.text for lab in p.task.labels],
+                                       **({"groups": declared} if declared else {})})
+        out.append(rscount.make_problem(task, map_class="shared", support=p.support.vectors.tolist(),
+                                        supervise=[s for s in _items(p)], seed=seed))
+    return out
+
+
+def _items(p) -> list:
+    return [c.name if u is None else f"{c.name}={c.domain[u]}" for c, u in
+            ((p.task.concepts[i], u) for i, u in p.supervision.concepts)]
+
+
+def union_grouping(tasks) -> list:
+    """The union's groups, written from the rule: declared groups joined where they share a concept; where some
+    task declares groups, every other concept keeps one classifier per domain; where none does, per domain."""
+    declared = [set(g) for t in tasks if not any("no concept groups declared" in w for w in t.warnings)
+                for g in t.groups]
+    merged: list = []
+    for g in declared:
+        for h in [h for h in merged if h & g]:
+            merged.remove(h)
+            g = g | h
+        merged.append(g)
+    held = set().union(*merged) if merged else set()
+    by_domain: dict = {}
+    for c in union_concepts(tasks):
+        if c.name not in held:
+            by_domain.setdefault(c.domain, []).append(c.name)
+    return [sorted(g) for g in merged] + list(by_domain.values())
+
+
+@pytest.mark.parametrize("seed", tiered(range(200, 224), 4))
+def test_declared_groups_give_one_grouping_to_every_count(seed):
+    """Every figure of several tasks (joint, each task over every concept, each step) is counted under the
+    union's grouping, so they agree: task 1 over every concept is the first step, which forgets nothing."""
+    problems = grouped_tasks(seed)
+    if not _small(problems):
+        pytest.skip("too many maps for brute force")
+    tasks = [p.task for p in problems]
+    every, groups = union_concepts(tasks), union_grouping(tasks)
+    r = rscount.multitask.count_tasks(problems)
+    assert r.count == r.cumulative[-1] == brute_several(problems, every, groups)
+    assert r.forgets[0] == 0 and r.per_task[0].count_union == r.cumulative[0]
+    for t, p in enumerate(problems):
+        assert r.per_task[t].count == rscount.count_problem(p).count
+        assert r.per_task[t].count_union == brute_several([p], every, groups)
+        assert r.cumulative[t] == brute_several(problems[:t + 1], every, groups)
+
+
+def test_task_names_are_data():
+    """A task named with ' + ' keeps its name in every per-task row."""
+    a = rscount.task_from_spec({"name": "first + second", "concepts": {"a": "0..2", "b": "0..2"},
+                                "labels": ["a + b"]})
+    b = rscount.task_from_spec({"name": "B", "concepts": {"a": "0..2", "b": "0..2"}, "labels": ["a * b"]})
+    r = rscount.count([a, b], map_class="shared", support="0,1;1,2;2,2")
+    assert [t.task for t in r.per_task] == ["first + second", "B"]
