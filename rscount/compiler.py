@@ -36,7 +36,7 @@ def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") 
     partial sums and products can take); ``inputs`` maps concept names to tables. The bound tells evaluators
     whether 64-bit integers hold every value."""
     compiler = _Compiler(circuit, inputs, text or _show(expr))
-    _estimate(expr, {name: set(tab) for name, tab in inputs.items()}, compiler)
+    _estimate(expr, inputs, compiler)
     table = compiler.table(expr)
     return table, compiler.bound
 
@@ -139,7 +139,7 @@ class _Compiler:
         return self.widest(_collect(c, _group(pairs)))
 
 
-def _estimate(expr: Expr, domains: dict, compiler: "_Compiler") -> None:
+def _estimate(expr: Expr, inputs: dict, compiler: "_Compiler") -> None:
     """Refuse, before any gate is built, knowledge whose arithmetic combines more than MAX_PAIRS pairs of values:
     the value sets alone are propagated (cheap), counting the pairs each combination would build."""
     pairs, memo = 0, {}
@@ -151,7 +151,7 @@ def _estimate(expr: Expr, domains: dict, compiler: "_Compiler") -> None:
         if isinstance(node, Const):
             out = {node.value}
         elif isinstance(node, Var):
-            out = domains.get(node.name)
+            out = set(inputs[node.name]) if node.name in inputs else None
         elif node.op in ARITHMETIC and node.op not in ("neg", "abs"):
             out = values(node.args[0])
             for arg in node.args[1:]:
