@@ -11,6 +11,7 @@ since it must kill the losers.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import os
 import re
@@ -28,11 +29,7 @@ _RUNS = itertools.count()
 
 def have_dask() -> bool:
     """Whether the ``sweep`` extra (Dask distributed) is installed."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("distributed") is not None
 
 
 def require_dask(what: str = "parallel work") -> tuple:
@@ -69,10 +66,8 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
                 c.close()
             return
         if dashboard:
-            try:
-                import bokeh  # noqa: F401
-            except ImportError:
-                raise BackendError("Dask's dashboard needs bokeh: pip install 'bokeh>=3.1'") from None
+            if importlib.util.find_spec("bokeh") is None:
+                raise BackendError("Dask's dashboard needs bokeh: pip install 'bokeh>=3.1'")
         n = workers or os.cpu_count() or 1
         env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
         # Forked workers start in a fraction of a second with rscount (and torch) already imported, and never
