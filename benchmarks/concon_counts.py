@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import rscount
-from rscount.rules import hypotheses, rule_sequence, scene_space
+from rscount.rules.dnf import hypotheses, rule_sequence, scene_space
 
 SIZES = [dict(objects=2, colors=2), dict(objects=2, colors=8), dict(objects=3, colors=2), dict(objects=4, colors=2),
          dict(objects=4, colors=8)]

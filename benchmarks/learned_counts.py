@@ -13,7 +13,7 @@ import sys
 import time
 
 import rscount
-from rscount.problem import MAP_CLASSES
+from rscount.problems.problem import MAP_CLASSES
 from rscount.tasks import task_names
 
 

@@ -30,7 +30,7 @@ import numpy as np
 import rscount
 from rscount.harness import TrainConfig, run
 from rscount.harness.train import FIT, RSBENCH_KEYS, RSBENCH_SEEDS, count_and_relation, seed_record, summarise
-from rscount.output import write_figure
+from rscount.files.writing import write_figure
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "harness"
 MODELS = ("dpl", "sl", "ltn", "cbm", "nn")

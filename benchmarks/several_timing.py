@@ -11,7 +11,7 @@ import sys
 import time
 
 import rscount
-from rscount.several import join
+from rscount.problems.union import join
 
 EVEN = "0,6;6,0;2,8;8,2;4,6;6,4;4,8;8,4"
 ODD = "1,5;5,1;3,7;7,3;1,9;9,1;3,9;9,3"

@@ -8,9 +8,9 @@ tests/test_docs.py checks it has not drifted.
 from __future__ import annotations
 
 import rscount
-from rscount.export import LIBRARY_DEFAULTS
-from rscount.result import format_count
-from rscount.task import domain_text
+from rscount.tasks.export import LIBRARY_DEFAULTS
+from rscount.results.count import format_count
+from rscount.model.task import domain_text
 
 CLASSES = ("complete", "disentangled", "shared")
 # Counted at a smaller size: ConCon's own 4 objects x 96 attribute combinations do not count under complete in

@@ -11,17 +11,17 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from . import support as supports
-from .dispatch import Plan, generic_counters, plan
 from .errors import EncodingError, SupportError, TaskError, brief
-from .execute import count_problem
-from .limits import check_confidence, check_megabytes, check_seconds, check_seed, time_limit
-from .multitask import count_tasks, is_several, per_task, support_per_task
-from .problem import Problem, for_class, make_supervision
-from .result import CountResult
-from .spec import parse_groups
-from .support import Support
-from .task import Task
+from .model import support as supports
+from .model.support import Support
+from .model.task import Task
+from .planning.dispatch import Plan, generic_counters, plan
+from .planning.execute import count_problem
+from .planning.multitask import count_tasks, is_several, per_task, support_per_task
+from .problems.problem import Problem, for_class, make_supervision
+from .readers.spec import parse_groups
+from .results.count import CountResult
+from .runtime.limits import check_confidence, check_megabytes, check_seconds, check_seed, time_limit
 from .tasks import get_task
 
 __all__ = ["count", "make_problem", "make_problems", "tasks_from_spec", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
@@ -40,8 +40,8 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
             raise EncodingError("concepts= goes with sympy expressions; for knowledge text use "
                                 "rscount.task_from_text(text, concepts)")
         return get_task(task, **(params or {}))
-    from .spec import task_from_sympy
-    from .sympy_bridge import is_sympy
+    from .language.sympy_bridge import is_sympy
+    from .readers.spec import task_from_sympy
     items = list(task.values()) if isinstance(task, Mapping) else task if isinstance(task, (list, tuple)) else [task]
     if not items or not all(is_sympy(e) for e in items):
         raise TypeError(f"a task is a library task name ('xor3'), a Task, or sympy expressions (one, a list or a "
@@ -109,7 +109,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 
 def tasks_from_spec(spec: Mapping | str | Path) -> list:
     """The tasks of a spec (data or a file): its ``tasks:`` (task specs or library names), else the one task."""
-    from .spec import load_spec, spec_tasks, task_from_spec
+    from .readers.spec import load_spec, spec_tasks, task_from_spec
     data = spec if isinstance(spec, Mapping) else load_spec(spec)
     items = spec_tasks(data)
     if items is None:
@@ -172,7 +172,7 @@ def _groups_per_task(groups, tasks: list) -> list:
     where they overlap); a concept no task has, or a group whose parts no task joins, is refused."""
     if groups is None or len(tasks) == 1:
         return [groups] * len(tasks)
-    from .several import task_names
+    from .problems.union import task_names
     parsed = parse_groups(groups)
     out: list = [[] for _ in tasks]
     for group in parsed:

@@ -19,21 +19,21 @@ import warnings
 from typing import Sequence
 
 from . import api
-from .config import load_config
 from .counters import COUNTERS
-from .dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
-from .encoding import encode
 from .errors import BackendError, CountTimeout, RscountError, brief
-from .export import export_library
-from .multitask import count_tasks
-from .several import join
-from .limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
-from .output import check_output_folder, check_output_path, pyplot, write_figure
-from .problem import INFERENCES, MAP_CLASSES
-from .result import format_count
-from .progress import display
-from .spec import load_spec, task_from_spec, task_from_text
+from .files.writing import check_output_folder, check_output_path, pyplot, write_figure
+from .planning.multitask import count_tasks
+from .problems.encoding import encode
+from .problems.problem import INFERENCES, MAP_CLASSES
+from .problems.union import join
+from .readers.dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
+from .readers.rsbench import load_config
+from .readers.spec import load_spec, task_from_spec, task_from_text
+from .results.count import format_count
+from .runtime.limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
+from .runtime.progress import display
 from .tasks import get_task, task_names
+from .tasks.export import export_library
 from .version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -75,7 +75,7 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str 
     src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
     if many:
         src.add_argument("--knowledge-tasks", action="store_true", help="each --knowledge is a task of its own "
-                         "(several tasks over the --concepts), not one label of one task")
+                     "(several tasks over the --concepts), not one label of one task")
     src.add_argument("--groups", metavar="G;G", help="concepts sharing one classifier (class shared), e.g. "
                      "'d1,d2;s1,s2'; without it, shared reads the task's groups, or one per domain")
     return src
@@ -101,6 +101,14 @@ def add_status_options(group, what: str = "status lines") -> None:
     """--progress and --quiet, read by :func:`_status`."""
     group.add_argument("--progress", action="store_true", help=f"{what} on stderr (default: when a terminal)")
     group.add_argument("--quiet", action="store_true", help="no status lines")
+
+
+def _task_parser(prog: str, title: str, description: str) -> "_Parser":
+    """A subcommand's parser with the task options (several tasks) and the support options."""
+    p = _Parser(prog=prog, description=description)
+    add_task_options(p, many=True, title=title)
+    add_support_options(p)
+    return p
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -290,13 +298,12 @@ def _list_tasks(out) -> None:
 
 
 def build_train_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="countrss train", description="Train models on labels only (data rendered from the "
-                "support, no downloads) and check whether each learned concept map is one of the "
-                "optimal maps counted for the task, support and map class. Several tasks (sharing concepts and "
-                "knowledge) train in sequence (--regime), each step read against the counts. Needs the train "
-                "extra.")
-    add_task_options(p, many=True, title="task (one, or several trained in sequence)")
-    add_support_options(p)
+    p = _task_parser("countrss train", "task (one, or several trained in sequence)",
+                     "Train models on labels only (data rendered from the "
+                     "support, no downloads) and check whether each learned concept map is one of the "
+                     "optimal maps counted for the task, support and map class. Several tasks (sharing concepts and "
+                     "knowledge) train in sequence (--regime), each step read against the counts. Needs the train "
+                     "extra.")
     m = p.add_argument_group("model and training")
     m.add_argument("--regime", choices=["naive", "cumulative", "joint"],
                    help="several tasks: naive (each task's data in turn), cumulative (tasks 1..t at step t) or "
@@ -347,13 +354,12 @@ def build_train_parser() -> argparse.ArgumentParser:
 
 
 def build_audit_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="countrss audit", description="Audit a task design before any data is collected: what "
-                "a model may confuse (per concept and value, with the number of optimal maps doing it) and the "
-                "cheapest fix (supervision, data, extractor, labels, another task), each with the count it "
-                "leads to. Name several tasks to audit them together (tasks over shared concepts), or add "
-                "--compare to audit each design alone and set them side by side.")
-    add_task_options(p, many=True, title="task (one, several over shared concepts, or designs to --compare)")
-    add_support_options(p)
+    p = _task_parser("countrss audit", "task (one, several over shared concepts, or designs to --compare)",
+                     "Audit a task design before any data is collected: what "
+                     "a model may confuse (per concept and value, with the number of optimal maps doing it) and the "
+                     "cheapest fix (supervision, data, extractor, labels, another task), each with the count it "
+                     "leads to. Name several tasks to audit them together (tasks over shared concepts), or add "
+                     "--compare to audit each design alone and set them side by side.")
     how = p.add_argument_group("audit")
     how.add_argument("--map-class", default="complete", choices=list(MAP_CLASSES), help="default: complete")
     add_inference_option(how)
@@ -761,12 +767,11 @@ class _SweepBar:
 
 
 def build_rules_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="countrss rules", description="When the rule itself is learned (ConCon's setting) rather than "
-                "given: count the rules of a hypothesis class (DNFs of object predicates) that fit each task's "
-                "data, the joint data and the data after each task in order. Scene tasks only: concepts named "
-                "<attribute><object> (shape1, color2).")
-    add_task_options(p, many=True, title="task (one or several over the same scenes)")
-    add_support_options(p)
+    p = _task_parser("countrss rules", "task (one or several over the same scenes)",
+                     "When the rule itself is learned (ConCon's setting) rather than "
+                     "given: count the rules of a hypothesis class (DNFs of object predicates) that fit each task's "
+                     "data, the joint data and the data after each task in order. Scene tasks only: concepts named "
+                     "<attribute><object> (shape1, color2).")
     h = p.add_argument_group("hypothesis class")
     h.add_argument("--terms", type=int, default=2, metavar="N", help="terms of a DNF at most (default 2)")
     h.add_argument("--literals", type=int, default=2, metavar="N", help="object predicates per term at most "
@@ -780,7 +785,7 @@ def build_rules_parser() -> argparse.ArgumentParser:
 
 
 def _rules(argv: Sequence[str], out, err) -> int:
-    from .rules import hypotheses, rule_sequence, scene_space
+    from .rules.dnf import hypotheses, rule_sequence, scene_space
     args = build_rules_parser().parse_args(argv)
     _check_seconds(args.timeout, "--timeout")
     _check_seed(args)

@@ -107,7 +107,7 @@ def random_problem(seed: int, map_class: str):
 
 
 def _rows(task, indices):
-    from rscount.support import grid
+    from rscount.model.support import grid
     return [list(r) for r in grid(task.sizes, indices).tolist()]
 
 

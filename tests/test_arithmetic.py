@@ -51,7 +51,7 @@ class TestLinear:
     @pytest.mark.slow
     def test_mnmath_b1_sum_part(self):
         """The part search and Ganak cannot count in two minutes on 100 vectors; on 1,000 they agree (2)."""
-        from rscount.split import split_problem
+        from rscount.problems.split import split_problem
         small = split_problem(rscount.make_problem("mnmath-b1", support="by-label:100", map_class="disentangled"))
         assert [label.name for label in small[0].task.labels] == ["y1"]
         assert rscount.count_problem(small[0], "linear").count == 12
@@ -104,7 +104,7 @@ class TestProduct:
     @pytest.mark.slow
     def test_mnmath_b1_product_part(self):
         """The part search needs seconds for on 1,000 vectors: 2 zero patterns, 6 maps."""
-        from rscount.split import split_problem
+        from rscount.problems.split import split_problem
         parts = split_problem(rscount.make_problem("mnmath-b1", support="by-label:1000", map_class="disentangled"))
         assert [label.name for label in parts[1].task.labels] == ["y2"]
         got = rscount.count_problem(parts[1], "product")

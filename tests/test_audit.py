@@ -24,7 +24,7 @@ from rscount.auditing.fixes import (
 from rscount.auditing.maps import list_maps
 from rscount.cli import main
 from rscount.counters.generic.bruteforce import _rows, candidates, label_table, optimal
-from rscount.support import Support
+from rscount.model.support import Support
 
 CLASSES = ["complete", "permutation", "disentangled", "shared", "free"]
 
@@ -160,7 +160,7 @@ def test_data_fix_counts_are_real(map_class, seed):
             rows = np.vstack([rows, [[c.index(x) for c, x in zip(task.concepts, vector)]]])
             grown = dataclasses.replace(problem, support=Support(rows, "grown"))
             assert brute_count(grown) == count
-        full = dataclasses.replace(problem, support=rscount.support.exhaustive(task))
+        full = dataclasses.replace(problem, support=rscount.model.support.exhaustive(task))
         if not problem.supervision.vectors:
             assert fix.floor == brute_count(full)
         assert fix.reaches_one == (result.count == 1 or (bool(fix.counts) and fix.counts[-1] == 1))

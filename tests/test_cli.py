@@ -194,7 +194,7 @@ def test_one_display_for_racing_sources():
     import io
     import threading
 
-    from rscount.progress import Display
+    from rscount.runtime.progress import Display
     live = io.StringIO()
     d = Display("countrss", live, live=True)
     threads = [threading.Thread(target=lambda n=n: [d(f"{n}: counting, {s} s elapsed") for s in range(50)])

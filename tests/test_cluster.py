@@ -1,4 +1,4 @@
-"""The one engine for parallel work (rscount.cluster): results in order, errors raised, the extra named when Dask
+"""The one engine for parallel work (rscount.runtime.cluster): results in order, errors raised, the extra named when Dask
 is missing, and a caller's script without a __main__ guard is never re-run by the workers."""
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _fail(shared, item):
 
 @pytest.mark.slow
 def test_map_tasks_keeps_the_items_order_and_raises_a_tasks_error():
-    from rscount.cluster import map_tasks
+    from rscount.runtime.cluster import map_tasks
     seen = []
     assert map_tasks(_square, range(7), shared=3, workers=2, done=lambda n, t: seen.append((n, t))) == \
         [3 * i * i for i in range(7)]

@@ -7,8 +7,8 @@ import pytest
 
 import rscount
 from rscount.errors import RscountError
-from rscount.rules import hypotheses, rule_sequence
-from rscount.support import grid
+from rscount.rules.dnf import hypotheses, rule_sequence
+from rscount.model.support import grid
 from rscount.tasks.concon import scene_predicates, setting
 
 G = [(("shape", "sphere"),), (("shape", "cube"), ("size", "small"))]

@@ -5,7 +5,7 @@ from randomtasks import random_problem
 
 import rscount
 from rscount.cli import main
-from rscount.dimacs import parse_dimacs
+from rscount.readers.dimacs import parse_dimacs
 from rscount.errors import DimacsError
 
 
@@ -58,7 +58,7 @@ def test_cli_emit_dimacs_xor3(tmp_path):
 def test_cnf_input_is_the_cnf_task(tmp_path):
     path = tmp_path / "xor.cnf"
     path.write_text("c x1 xor x2 xor x3\np cnf 3 4\n1 2 3 0\n1 -2 -3 0\n-1 2 -3 0\n-1 -2 3 0\n")
-    assert rscount.count(rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(path))).count == 24
+    assert rscount.count(rscount.readers.dimacs.task_from_cnf(rscount.readers.dimacs.read_dimacs(path))).count == 24
 
 
 @pytest.mark.parametrize("text, words", [
@@ -89,7 +89,7 @@ def test_exported_knowledge_reads_back_as_the_task(name):
     import numpy as np
     task = rscount.get_task(name)
     folder = Path(__file__).resolve().parent.parent / "dimacs"
-    back = rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(folder / f"{name}.cnf"))
+    back = rscount.readers.dimacs.task_from_cnf(rscount.readers.dimacs.read_dimacs(folder / f"{name}.cnf"))
     assert [(c.name, c.domain) for c in back.concepts] == [(c.name, c.domain) for c in task.concepts]
     rng = np.random.default_rng(0)
     vectors = np.stack([rng.integers(0, s, size=2000) for s in task.sizes], axis=1)
@@ -124,16 +124,16 @@ def test_named_files_that_are_not_tseitin_knowledge_are_refused(tmp_path, text, 
     path = tmp_path / "k.cnf"
     path.write_text(text)
     with pytest.raises(RscountError, match=words):
-        rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(path))
+        rscount.readers.dimacs.task_from_cnf(rscount.readers.dimacs.read_dimacs(path))
 
 
 def test_shown_variables_are_concepts_and_gates_are_quantified(tmp_path):
     """x1 xor x2 xor x3 written with a Tseitin gate g = x1 xor x2 (hidden): the shown variables are the concepts."""
     path = tmp_path / "xor.cnf"
     path.write_text("c p show 1 2 3 0\np cnf 4 6\n-4 1 2 0\n-4 -1 -2 0\n4 -1 2 0\n4 1 -2 0\n4 3 0\n-4 -3 0\n")
-    task = rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(path))
+    task = rscount.readers.dimacs.task_from_cnf(rscount.readers.dimacs.read_dimacs(path))
     assert [c.name for c in task.concepts] == ["x1", "x2", "x3"]
     assert rscount.count(task).count == rscount.count("xor3").count == 24
     path.write_text("c p show 1 2 0\np cnf 3 1\n1 2 3 0\n")  # 3 is hidden and no gate: cannot be quantified
     with pytest.raises(DimacsError, match="cannot be quantified away"):
-        rscount.dimacs.task_from_cnf(rscount.dimacs.read_dimacs(path))
+        rscount.readers.dimacs.task_from_cnf(rscount.readers.dimacs.read_dimacs(path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import rscount
-from rscount.dispatch import Plan, generic_step
+from rscount.planning.dispatch import Plan, generic_step
 from rscount.tasks import task_names
 
 
@@ -158,7 +158,7 @@ def test_shared_without_groups_on_random_samples(seed):
     import random
     rng = random.Random(seed)
     task = rscount.task_from_text(["(a ^ b) | c", "c & ~d"], "a,b,c,d", groups="a;b;c;d")
-    rows = rscount.support.grid(task.sizes, rng.sample(range(16), rng.randint(1, 16))).tolist()
+    rows = rscount.model.support.grid(task.sizes, rng.sample(range(16), rng.randint(1, 16))).tolist()
     problem = rscount.make_problem(task, map_class="shared", support=rows)
     got = rscount.count_problem(problem)
     assert got.count == rscount.count_problem(problem, "bruteforce").count and got.map_class == "shared"

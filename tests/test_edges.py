@@ -9,7 +9,7 @@ import pytest
 
 import rscount
 from rscount.errors import DimacsError, KnowledgeError, OptionError, RscountError, TaskError
-from rscount.dimacs import parse_dimacs
+from rscount.readers.dimacs import parse_dimacs
 
 
 # --- the joint class audits --------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def _brute_learned_joint(task, support, supervised) -> int:
     """Maps of every support vector to a vector of its supervised values such that support vectors with
     different labels never share an image; vectors off the support go anywhere."""
     import itertools
-    space = [tuple(v) for v in rscount.support.grid(task.sizes).tolist()]
+    space = [tuple(v) for v in rscount.model.support.grid(task.sizes).tolist()]
     labels = {v: tuple(task.evaluate(np.array([v]))[0]) for v in space}
     rows = [tuple(v) for v in support]
     choices = [[w for w in space if all(w[i] == g[i] for i in supervised)] for g in rows]
@@ -81,7 +81,7 @@ def test_groups_over_several_tasks_name_the_tasks():
 
 
 def test_rules_read_object_numbers_as_written():
-    from rscount.rules import hypotheses
+    from rscount.rules.dnf import hypotheses
     one = rscount.task_from_spec({"name": "o", "concepts": {"shape01": "bool", "shape02": "bool"},
                                   "labels": ["shape01 | shape02"]})
     plain = rscount.task_from_spec({"name": "p", "concepts": {"shape1": "bool", "shape2": "bool"},
@@ -154,7 +154,7 @@ def test_dimacs_edges():
 
 
 def test_wide_dimacs_describes_itself():
-    from rscount.dimacs import task_from_cnf
+    from rscount.readers.dimacs import task_from_cnf
     task = task_from_cnf(parse_dimacs("p cnf 20000 1\n1 0\n"))
     problem = rscount.make_problem(task)
     assert "20000" in problem.describe() or "vectors" in problem.describe()

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rscount
-from rscount.config import load_config, task_from_config
-from rscount.dimacs import parse_dimacs, read_dimacs
+from rscount.readers.rsbench import load_config, task_from_config
+from rscount.readers.dimacs import parse_dimacs, read_dimacs
 from rscount.errors import RscountError
-from rscount.spec import load_spec, parse_concepts, task_from_spec
+from rscount.readers.spec import load_spec, parse_concepts, task_from_spec
 
 SLOW = os.environ.get("RSCOUNT_FUZZ") == "many"
 EXAMPLES = 5000 if SLOW else 200
@@ -175,7 +175,7 @@ def test_dimacs_with_projections(text):
         return
     if cnf.show is not None:
         assert len(set(cnf.show)) == len(cnf.show)  # every show line counts, each variable once
-    _only_ours(lambda: rscount.count(rscount.dimacs.task_from_cnf(cnf), timeout=5))
+    _only_ours(lambda: rscount.count(rscount.readers.dimacs.task_from_cnf(cnf), timeout=5))
 
 
 NUMBERS = st.sampled_from(["0", "-1", "1", "0.5", "nan", "inf", "-inf", "1e300", "1e-300", "99999999999999999999",

@@ -50,7 +50,7 @@ class TestMapsOnSamples:
     @pytest.mark.slow  # a few seconds; the default tier keeps the cheaper checks
     @pytest.mark.parametrize("cls", ["complete", "disentangled", "shared"])
     def test_all_and_first_maps(self, cls):
-        from rscount.execute import _optimal_everywhere
+        from rscount.planning.execute import _optimal_everywhere
         from rscount.counters.generic.bruteforce import _rows, label_table, optimal
         used = 0
         for seed in range(40):
@@ -74,7 +74,7 @@ class TestMapsOnSamples:
         import time
 
         from rscount.counters.generic.enumerate import models
-        from rscount.encoding import encode
+        from rscount.problems.encoding import encode
         enc = encode(rscount.make_problem("kand-logic", support="by-label:100"))
         began = time.monotonic()
         with pytest.raises(rscount.CountTimeout, match="^listing maps timed out after 1 s; raise timeout="):

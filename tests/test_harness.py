@@ -18,7 +18,7 @@ from rscount.harness import TrainConfig, learned_map, make_dataset, run  # noqa:
 from rscount.harness.fuzzy import TNORMS, FuzzyKnowledge  # noqa: E402
 from rscount.harness.metrics import collapse, macro_f1  # noqa: E402
 from rscount.harness.probabilistic import CompiledCircuit, Enumeration  # noqa: E402
-from rscount.support import grid as _grid  # noqa: E402
+from rscount.model.support import grid as _grid  # noqa: E402
 
 
 def _random_logps(task, batch, gen):

@@ -36,7 +36,7 @@ def _pair_oracle(problem) -> int:
             for r, (g, y) in enumerate(zip(problem.support.rows(), problem.labels))]
     values = sorted({y for _, y, _ in rows})
     if problem.map_class == "joint":
-        space = [tuple(map(int, g)) for g in rscount.support.exhaustive(task).vectors]
+        space = [tuple(map(int, g)) for g in rscount.model.support.exhaustive(task).vectors]
         maps = ({a: space[b] for a, b in zip(space, images)}
                 for images in itertools.product(range(len(space)), repeat=len(space)))
         image = lambda m, g: m[g]  # noqa: E731
@@ -68,7 +68,7 @@ def _problem(seed: int, cls: str):
     import dataclasses
     problem = random_problem(seed, cls)
     if cls == "joint":
-        problem = dataclasses.replace(problem, supervision=rscount.problem.Supervision())
+        problem = dataclasses.replace(problem, supervision=rscount.problems.problem.Supervision())
     return dataclasses.replace(problem, inference="learned")
 
 
@@ -195,7 +195,7 @@ def test_the_command_line_takes_the_inference(capsys):
 
 def _orbits(problem) -> int:
     """Optimal maps up to renamings of predicted values, by listing the maps and the renamings."""
-    from rscount.heads import owners
+    from rscount.heads.renaming import owners
     task = problem.task
     names = [n for n, _ in owners(problem)]
     owner = [names.index(task.concepts[problem.representative(i)].name if problem.map_class == "shared"
@@ -216,7 +216,7 @@ def _orbits(problem) -> int:
 @pytest.mark.parametrize("cls", CLASSES)
 def test_counts_up_to_renaming_match_the_listed_orbits(seed, cls):
     import dataclasses
-    problem = dataclasses.replace(_problem(seed, cls), supervision=rscount.problem.Supervision())
+    problem = dataclasses.replace(_problem(seed, cls), supervision=rscount.problems.problem.Supervision())
     if cls == "joint" and problem.task.space_size > 5:
         pytest.skip("listing joint maps")
     result = rscount.count_problem(problem)
@@ -259,7 +259,7 @@ def test_a_new_vector_kills_a_map_under_a_learned_head_when_it_meets_another_lab
     from rscount.auditing.maps import identity, kills
     problem = rscount.make_problem(rscount.task_from_text("a", "a,b"), map_class="disentangled",
                                    support="0,0;1,0", inference="learned")
-    collapse_b = rscount.result.ConceptMap((((0, 0), (0, 1)), ((1, 0), (1, 0))), ("a", "b"), ((0, 1), (0, 1)))
+    collapse_b = rscount.results.count.ConceptMap((((0, 0), (0, 1)), ((1, 0), (1, 0))), ("a", "b"), ((0, 1), (0, 1)))
     vectors, labels = np.array([[0, 1], [1, 1]]), np.array([[0], [1]])
     assert not kills(identity(problem), problem, vectors, labels).any()
     assert not kills(collapse_b, problem, vectors, labels).any()  # b is read by no label: collapsing it is fine
@@ -337,7 +337,7 @@ def test_linear_head_count_matches_threshold_oracle(map_class, seed):
     from rscount.counters.generic.bruteforce import candidates, number_of_candidates
     rng = random.Random(seed)
     task = random_cnf_task(rng, rng.randint(2, 3) if map_class != "free" else 2)
-    space = rscount.support.grid(task.sizes).tolist()
+    space = rscount.model.support.grid(task.sizes).tolist()
     rows = rng.sample(space, rng.randint(2, len(space)))
     problem = rscount.make_problem(task, map_class=map_class, support=rows, inference="learned:linear")
     if number_of_candidates(problem) > 200_000:
@@ -382,7 +382,7 @@ def test_linear_heads_off_the_image_match_the_threshold_oracle(seed):
     from randomtasks import random_cnf_task
     rng = random.Random(seed)
     task = random_cnf_task(rng, 3)
-    space = [tuple(v) for v in rscount.support.grid(task.sizes).tolist()]
+    space = [tuple(v) for v in rscount.model.support.grid(task.sizes).tolist()]
     problem = rscount.make_problem(task, map_class="disentangled", support=rng.sample(space, rng.randint(1, 7)),
                                    inference="learned:linear")
     result = rscount.count_problem(problem)
@@ -411,7 +411,7 @@ def test_linear_head_joint_count_matches_threshold_oracle(seed):
     rng = random.Random(seed)
     k = rng.choice((2, 2, 3))
     task = random_cnf_task(rng, k)
-    space = [tuple(v) for v in rscount.support.grid(task.sizes).tolist()]
+    space = [tuple(v) for v in rscount.model.support.grid(task.sizes).tolist()]
     rows = rng.sample(space, rng.randint(1, 4 if k == 3 else 4))
     problem = rscount.make_problem(task, map_class="joint", support=rows, inference="learned:linear")
     rows = [tuple(g) for g in problem.support.vectors.tolist()]
@@ -451,7 +451,7 @@ def test_head_space_refuses_what_it_cannot_answer():
     with pytest.raises(rscount.RscountError, match="no linear head"):
         rscount.count("xor3", inference="learned:linear").head_space()
     assert rscount.count("xor3", inference="learned").head_space().heads == 1
-    from rscount.headspace import head_space
+    from rscount.heads.space import head_space
     with pytest.raises(rscount.RscountError, match="limit"):  # 2^20 predicted vectors, a program each
         head_space(rscount.make_problem("sdd-oia", map_class="disentangled", inference="learned:linear"))
 
@@ -476,7 +476,7 @@ def test_linear_head_orbits_match_the_listed_orbits(map_class, seed):
     from rscount.counters.generic.bruteforce import number_of_candidates
     rng = random.Random(seed)
     task = random_cnf_task(rng, rng.randint(2, 3))
-    space = rscount.support.grid(task.sizes).tolist()
+    space = rscount.model.support.grid(task.sizes).tolist()
     problem = rscount.make_problem(task, map_class=map_class, support=rng.sample(space, rng.randint(2, len(space))),
                                    inference="learned:linear")
     if number_of_candidates(problem) > 20_000:

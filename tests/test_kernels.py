@@ -16,8 +16,8 @@ from rscount.counters.base import Options
 from rscount.counters.generic.colourings import colour
 from rscount.counters.generic.kernels import (count_free, count_kernels, count_learned, count_moved,
                                               every_value_meets_every_other)
-from rscount.encoding import encode
-from rscount.support import Support
+from rscount.problems.encoding import encode
+from rscount.model.support import Support
 
 
 def _task(rng: random.Random, small: bool = False):
@@ -43,13 +43,13 @@ def _problem(seed: int, cls: str, small: bool = False):
     task = _task(rng, small)
     problem = rscount.make_problem(task, map_class=cls, inference="learned")
     if rng.random() < 0.6:  # a listed support: a random subset of the vectors
-        space = rscount.support.exhaustive(task).vectors
+        space = rscount.model.support.exhaustive(task).vectors
         keep = sorted(rng.sample(range(len(space)), rng.randint(2, min(len(space), 12 if small else 24))))
         problem = dataclasses.replace(problem, support=Support(np.asarray(space[keep]), "random rows"))
     if rng.random() < 0.4:
         i = rng.randrange(task.k)
         u = rng.choice([None, rng.randrange(task.sizes[i])])
-        problem = dataclasses.replace(problem, supervision=rscount.problem.Supervision(concepts=((i, u),)))
+        problem = dataclasses.replace(problem, supervision=rscount.problems.problem.Supervision(concepts=((i, u),)))
     return problem
 
 
@@ -72,7 +72,7 @@ def test_kernels_match_ganak(seed, cls):
 @pytest.mark.parametrize("seed", tiered(range(1, 41), 2))
 @pytest.mark.parametrize("cls", ["complete", "permutation"])
 def test_bijections_of_concepts_match_ganak(seed, cls):
-    problem = dataclasses.replace(_problem(seed, cls, small=True), supervision=rscount.problem.Supervision())
+    problem = dataclasses.replace(_problem(seed, cls, small=True), supervision=rscount.problems.problem.Supervision())
     assert count_moved(problem)[0] == _cnf_count(problem), problem.describe()
     images = [random.Random(seed).randint(1, d) for d in problem.task.sizes]  # the orbit counts' restriction
     assert count_moved(problem, images)[0] == _cnf_count(problem, dict(enumerate(images))), (problem.describe(), images)
@@ -81,7 +81,7 @@ def test_bijections_of_concepts_match_ganak(seed, cls):
 @pytest.mark.parametrize("seed", tiered(range(60), 6))
 @pytest.mark.parametrize("cls", ["disentangled", "shared"])
 def test_kernels_with_restricted_images_match_ganak(seed, cls):
-    problem = dataclasses.replace(_problem(seed, cls), supervision=rscount.problem.Supervision())
+    problem = dataclasses.replace(_problem(seed, cls), supervision=rscount.problems.problem.Supervision())
     rng = random.Random(seed + 1000)
     reps = sorted({problem.representative(i) for i in range(problem.task.k)})
     restrict = {r: rng.randint(1, problem.task.sizes[r]) for r in reps}
@@ -134,7 +134,7 @@ def test_library_counts_by_hand():
 
 
 def test_the_plan_counts_a_learned_head_with_kernels_in_the_race():
-    plan = rscount.dispatch.plan(rscount.make_problem("mnadd-half", map_class="disentangled", inference="learned"))
+    plan = rscount.planning.dispatch.plan(rscount.make_problem("mnadd-half", map_class="disentangled", inference="learned"))
     assert "kernels" in plan.steps[-1].counters
     assert rscount.count("mnadd-half", map_class="disentangled", inference="learned").count == 2215200
 
@@ -159,7 +159,7 @@ def test_free_maps_on_every_vector_are_the_complete_ones(seed):
 def test_free_maps_on_a_listed_support_match_ganak(seed):
     rng = random.Random(seed)
     task = _task(rng, small=True)
-    space = rscount.support.exhaustive(task).vectors
+    space = rscount.model.support.exhaustive(task).vectors
     keep = sorted(rng.sample(range(len(space)), rng.randint(1, min(len(space), 10))))
     problem = rscount.make_problem(task, map_class="free", inference="learned", support=space[keep].tolist())
     assert count_free(problem)[0] == _cnf_count(problem), problem.describe()
@@ -171,7 +171,7 @@ def test_free_maps_where_every_value_meets_every_other_match_ganak(seed):
     (counted by the bijections of concepts), against Ganak on the free problem's own CNF."""
     rng = random.Random(seed)
     task = _task(rng, small=True)
-    space = rscount.support.exhaustive(task).vectors
+    space = rscount.model.support.exhaustive(task).vectors
     keep = [n for n in range(len(space)) if rng.random() < 0.8]
     problem = rscount.make_problem(task, map_class="free", inference="learned", support=space[keep].tolist())
     if not every_value_meets_every_other(np.asarray(space[keep]), task.sizes):

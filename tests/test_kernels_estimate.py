@@ -15,7 +15,7 @@ import rscount
 from rscount.counters.generic import kernels
 from rscount.counters.generic.kernels import count_learned
 from rscount.counters.sampling import Confidence, Estimate
-from rscount.problem import Supervision
+from rscount.problems.problem import Supervision
 
 
 def _bracketed(problem, seed: int) -> None:

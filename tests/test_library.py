@@ -4,11 +4,11 @@ from pathlib import Path
 import pytest
 
 import rscount
-from rscount.config import task_from_config
+from rscount.readers.rsbench import task_from_config
 from rscount.counters.generic.ganak import count_cnf
-from rscount.dimacs import read_dimacs
+from rscount.readers.dimacs import read_dimacs
 from rscount.errors import TaskError
-from rscount.export import LIBRARY_DEFAULTS, knowledge_dimacs
+from rscount.tasks.export import LIBRARY_DEFAULTS, knowledge_dimacs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,7 +81,7 @@ def test_mnadd_half_shared_matches_the_paper():
 def test_mnlogic_random_is_nontrivial():
     for seed in range(5):
         t = rscount.get_task("mnlogic-random", k=5, m=4, l=3, seed=seed)
-        from rscount.support import exhaustive
+        from rscount.model.support import exhaustive
         y = t.evaluate(exhaustive(t).vectors)[:, 0]
         assert 0 < y.sum() < len(y)
 
@@ -105,7 +105,7 @@ def test_dimacs_files_are_deterministic(name):
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if n == 0 else p for n, p in
                                   enumerate(sorted((ROOT / "knowledge" / "examples").glob("*.yml")))])
 def test_example_configs_count_like_bruteforce_or_ganak(path):
-    task = rscount.config.load_config(path)
+    task = rscount.readers.rsbench.load_config(path)
     fast = rscount.count(task)
     assert fast.count == rscount.count(task, backend="ganak").count
 
@@ -155,7 +155,7 @@ def test_rsbench_example_configs_are_read_as_their_generators_read_them(name, fi
     """rsbench's four example configs, as shipped: data fields set aside and named, the support as the generator
     reads it, the count against an independent counter (Kandinsky: the shared class; its complete count is out
     of every counter's reach)."""
-    task = rscount.config.load_config(CONFIGS / f"rsbench-{name}.yml")
+    task = rscount.readers.rsbench.load_config(CONFIGS / f"rsbench-{name}.yml")
     assert f"not used for counting: {fields}" in " ".join(task.notes)
     cls = {"kandinsky": "shared", "clevr": "disentangled"}.get(name, "complete")  # complete: below, slow
     problem = rscount.make_problem(task, map_class=cls)
@@ -166,24 +166,24 @@ def test_rsbench_example_configs_are_read_as_their_generators_read_them(name, fi
 
 @pytest.mark.slow
 def test_rsbench_clevr_example_complete_against_ganak():
-    problem = rscount.make_problem(rscount.config.load_config(CONFIGS / "rsbench-clevr.yml"))
+    problem = rscount.make_problem(rscount.readers.rsbench.load_config(CONFIGS / "rsbench-clevr.yml"))
     assert rscount.count_problem(problem).count == rscount.count_problem(problem, "ganak").count == 559872
 
 
 def test_config_supports_follow_the_generators():
-    mnist = rscount.config.load_config(CONFIGS / "rsbench-mnist.yml")
+    mnist = rscount.readers.rsbench.load_config(CONFIGS / "rsbench-mnist.yml")
     assert [c.name for c in mnist.concepts] == ["a1", "b1", "a2", "b2"]
     assert mnist.default_support == ((0, 1, 2, 0), (2, 1, 0, 1), (0, 0, 0, 2))
-    kand = rscount.config.load_config(CONFIGS / "rsbench-kandinsky.yml")
+    kand = rscount.readers.rsbench.load_config(CONFIGS / "rsbench-kandinsky.yml")
     assert kand.k == 18 and len(kand.default_support) == 2
     first = [kand.concepts[i].domain[u] for i, u in enumerate(kand.default_support[0])]
     assert first[:6] == ["square", "red", "square", "blue", "square", "blue"]  # figure 1: shape, color per object
     assert kand.label_of(kand.default_support[0]) == (0,)
-    clevr = rscount.config.load_config(CONFIGS / "rsbench-clevr.yml")
+    clevr = rscount.readers.rsbench.load_config(CONFIGS / "rsbench-clevr.yml")
     assert [c.domain for c in clevr.concepts[:4]] == [("red", "blue"), ("cube", "star", "toroid"),
                                                       ("rubber", "metal"), ("large", "medium", "small")]
     assert "properties file" in clevr.notes[0]
-    wide = rscount.config.task_from_config({"symbols": ["color_1", "shape_1", "material_1", "size_1"],
+    wide = rscount.readers.rsbench.task_from_config({"symbols": ["color_1", "shape_1", "material_1", "size_1"],
                                             "logic": "Eq(color_1, color_1)",
                                             "properties": {"colors": ["gray", "red", "blue", "green", "brown",
                                                                       "purple", "cyan", "yellow"]},

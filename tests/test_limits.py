@@ -25,7 +25,7 @@ def test_child_forked_while_a_thread_computes_a_property_does_not_hang():
     import time
 
     from rscount.counters.base import run_isolated
-    from rscount.lazy import cached_property
+    from rscount.runtime.lazy import cached_property
 
     class Task:
         def __init__(self, delay):

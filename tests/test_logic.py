@@ -6,11 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rscount
-from rscount.circuit import FALSE, TRUE
+from rscount.language.circuit import FALSE, TRUE
 from rscount.errors import KnowledgeError
-from rscount.logic import Const, Op, Var, free_names, parse
-from rscount.spec import task_from_spec
-from rscount.support import exhaustive
+from rscount.language.logic import Const, Op, Var, free_names, parse
+from rscount.readers.spec import task_from_spec
+from rscount.model.support import exhaustive
 
 NAMES = {"a", "b", "c", "d", "e"}
 

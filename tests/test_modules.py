@@ -108,7 +108,7 @@ class TestModules:
         problem = rscount.make_problem("sdd-oia", support="by-label:1000", map_class="disentangled")
         r = rscount.count_problem(problem)
         assert r.backend == "split(modules+automorphism)" and r.count == rscount.count_problem(problem, "ganak").count
-        assert "every vector" in str(rscount.split.split_problem(problem)[1].support.kind)
+        assert "every vector" in str(rscount.problems.split.split_problem(problem)[1].support.kind)
 
     def test_does_not_apply(self):
         from rscount.counters.modules.prune import applies

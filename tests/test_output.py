@@ -14,7 +14,7 @@ import rscount
 
 from rscount.cli import main
 from rscount.errors import OutputError
-from rscount.output import write_atomic
+from rscount.files.writing import write_atomic
 
 
 def test_emit_dimacs_into_a_folder_is_refused_before_counting(tmp_path, capsys):
@@ -47,7 +47,7 @@ def test_a_file_size_limit_leaves_no_partial_file(tmp_path):
         "import resource, signal, sys\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
-        "from rscount.output import write_atomic\n"
+        "from rscount.files.writing import write_atomic\n"
         "from rscount.errors import OutputError\n"
         f"try:\n    write_atomic({str(target)!r}, 'x' * 100000)\n"
         "except OutputError as e:\n    print(e); sys.exit(2)\n"
@@ -79,7 +79,7 @@ def test_binary_support_file_names_the_file(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_3000_term_xor_parses_flat():
     import rscount
-    from rscount.logic import flatten_chains
+    from rscount.language.logic import flatten_chains
     text = " ^ ".join(f"x{i}" for i in range(3000))
     assert flatten_chains(text).startswith("Xor(x0, x1, ")
     assert rscount.task_from_text([text]).k == 3000
@@ -91,7 +91,7 @@ def test_a_3000_term_xor_parses_flat():
 def test_chains_next_to_comparisons_keep_python_precedence():
     """A comparison binds looser than | ^ & +: the operands on each side of it are flattened, the comparison kept;
     a minus or a keyword at the level leaves the text as it is."""
-    from rscount.logic import flatten_chains
+    from rscount.language.logic import flatten_chains
     ors = " | ".join(f"x{i}" for i in range(40))
     assert flatten_chains(ors + " == y") == "Or(" + ors.replace(" | ", ", ") + ") == y"
     sums = " + ".join(f"x{i}" for i in range(40))

@@ -19,7 +19,7 @@ def _halves():
 @pytest.mark.parametrize("regime, steps", [("naive", 2), ("cumulative", 2), ("joint", 1)])
 def test_steps_are_read_against_the_counts(regime, steps):
     problems = _halves()
-    counted = rscount.multitask.count_tasks(problems)
+    counted = rscount.planning.multitask.count_tasks(problems)
     report = run_sequence(problems, regime, "dpl", seeds=[0], epochs=2, n_train=64, n_val=32, n_test=64, threads=1)
     assert report.cumulative == counted.cumulative and report.forgets == counted.forgets
     done = report.seeds[0]

@@ -11,8 +11,8 @@ import pytest
 import rscount
 from rscount.counters.generic.bruteforce import LIMIT, candidates, number_of_candidates
 from rscount.errors import RscountError
-from rscount.several import join, union_concepts
-from rscount.support import grid
+from rscount.problems.union import join, union_concepts
+from rscount.model.support import grid
 
 from randomtasks import CLASSES, _bool_expr, _int_expr
 from tiers import tiered
@@ -126,7 +126,7 @@ def test_per_task_and_cumulative(map_class, seed):
     if not _small(problems):
         pytest.skip("too many maps for brute force")
     every = union_concepts([p.task for p in problems])
-    r = rscount.multitask.count_tasks(problems)
+    r = rscount.planning.multitask.count_tasks(problems)
     assert r.count == r.cumulative[-1] == brute_several(problems)
     assert list(r.cumulative) == sorted(r.cumulative, reverse=True)  # never increases along the sequence
     for t, p in enumerate(problems):
@@ -253,7 +253,7 @@ def test_declared_groups_give_one_grouping_to_every_count(seed):
         pytest.skip("too many maps for brute force")
     tasks = [p.task for p in problems]
     every, groups = union_concepts(tasks), union_grouping(tasks)
-    r = rscount.multitask.count_tasks(problems)
+    r = rscount.planning.multitask.count_tasks(problems)
     assert r.count == r.cumulative[-1] == brute_several(problems, every, groups)
     assert r.forgets[0] == 0 and r.per_task[0].count_union == r.cumulative[0]
     for t, p in enumerate(problems):

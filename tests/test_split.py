@@ -35,7 +35,7 @@ class TestSplit:
         assert r.backend.startswith("split(") and "product of the parts" in r.notes[0]
 
     def test_no_split_when_a_part_has_idle_concepts_elsewhere(self):
-        from rscount.split import split_problem
+        from rscount.problems.split import split_problem
         task = rscount.task_from_text(["a ^ (b & ~b)", "c & (d | ~d)"], "a,b,c,d")
         assert split_problem(rscount.make_problem(task)) is None
         assert split_problem(rscount.make_problem(task, map_class="disentangled")) is not None
@@ -59,8 +59,8 @@ class TestSampledSplit:
     def test_matches_bruteforce(self, n, cls, seed):
         import random
 
-        from rscount.split import split_problem
-        from rscount.support import grid
+        from rscount.problems.split import split_problem
+        from rscount.model.support import grid
         labels, concepts = self.TASKS[n]
         task = rscount.task_from_text(labels, concepts)
         rng = random.Random(seed)
@@ -74,7 +74,7 @@ class TestSampledSplit:
         assert got.count == want, (labels, cls, rows, got.backend)
 
     def test_complete_does_not_split_on_a_sample_that_allows_crossing(self):
-        from rscount.split import split_problem
+        from rscount.problems.split import split_problem
         task = rscount.task_from_text(["a ^ b", "c & d"], "a,b,c,d")
         problem = rscount.make_problem(task, support="0,0,0,0;1,0,1,1")  # c alone tells both labels here
         assert split_problem(problem) is None
@@ -87,8 +87,8 @@ class TestSampledSplit:
         samples often do, small ones rarely."""
         import random
 
-        from rscount.split import split_problem
-        from rscount.support import grid
+        from rscount.problems.split import split_problem
+        from rscount.model.support import grid
         labels, concepts = self.TASKS[n]
         task = rscount.task_from_text(labels, concepts)
         split = 0
@@ -109,8 +109,8 @@ class TestSampledSplit:
     def test_rigid_parts(self):
         """A part is rigid when only its own concepts tell its labels apart on the rows."""
 
-        from rscount.split import _rigid
-        from rscount.support import grid, row_codes
+        from rscount.problems.split import _rigid
+        from rscount.model.support import grid, row_codes
         G = grid((2, 2, 2, 2))
         full = row_codes(G, [2, 2, 2, 2])
         xor_ab = G[:, 0] ^ G[:, 1]
@@ -151,7 +151,7 @@ def test_unread_concepts_are_free_factors(map_class, seed):
     import random
 
     import rscount
-    from rscount.dispatch import plan
+    from rscount.planning.dispatch import plan
     from randomtasks import _bool_expr
     rng = random.Random(seed)
     concepts = {"a": "bool", "b": "0..2", "c": "bool", "d": "0..2", "e": "bool"}
@@ -160,7 +160,7 @@ def test_unread_concepts_are_free_factors(map_class, seed):
                                    "labels": [_bool_expr(rng, [n for n in read if concepts[n] != "bool"],
                                                          [n for n in read if concepts[n] == "bool"], 2) + " | (a & ~a)"],
                                    "groups": [["a", "c", "e"], ["b", "d"]] if seed % 3 == 0 else []})
-    space = rscount.support.grid(task.sizes).tolist()
+    space = rscount.model.support.grid(task.sizes).tolist()
     rows = rng.sample(space, rng.randint(1, 20))
     supervise = rng.choice([[], ["d"], ["e=1"], ["a"]])
     whole = seed % 3 == 1  # the exhaustive support: the rest counts on its own space, nothing listed

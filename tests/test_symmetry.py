@@ -85,7 +85,7 @@ def test_value_symmetries_are_every_label_keeping_permutation(seed, sample, monk
 
 def test_value_symmetries_of_library_knowledge():
     from rscount import symmetry
-    from rscount.quotient import label_table
+    from rscount.problems.quotient import label_table
     table, _ = label_table(rscount.get_task("kand-logic"))
     assert len(symmetry.value_symmetries(table)) == 6 ** 4  # one color and one shape permutation per figure
     table, _ = label_table(rscount.get_task("xor4"))
@@ -124,7 +124,7 @@ class TestAutomorphism:
         from randomtasks import random_exhaustive_problem
 
         from rscount.counters.symmetry.automorphism import _distinct, _Search, interchangeable
-        from rscount.quotient import quotient
+        from rscount.problems.quotient import quotient
         for task in (random_exhaustive_problem(seed, "complete").task, rscount.get_task(f"xor{2 + seed % 6}")):
             q = quotient(task)
             search = _Search(q, None, Deadline(None, "test"), interchangeable(q, task))
@@ -184,7 +184,7 @@ class TestAutomorphism:
     def test_shared_groups_across_label_parts(self, seed):
         from randomtasks import random_crossing_shared_problem
 
-        from rscount.split import split_shared
+        from rscount.problems.split import split_shared
         problem = random_crossing_shared_problem(seed)
         want = rscount.count_problem(problem, "bruteforce").count
         got = rscount.count_problem(problem)

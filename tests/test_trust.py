@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import rscount
 from rscount.cli import main
 from rscount.errors import BackendError, KnowledgeError, OptionError, OutputError, RscountError
-from rscount.logic import Const, Var
+from rscount.language.logic import Const, Var
 
 MANY = os.environ.get("RSCOUNT_FUZZ") == "many"  # the slow tier's run of test_fuzz.py sets it for this module too
 fuzz = settings(max_examples=300 if MANY else 12, deadline=None, suppress_health_check=[HealthCheck.too_slow],
@@ -151,7 +151,7 @@ def _vectors(task, n=64, seed=0):
        st.sampled_from(["", " == 2", " > 1", " {op} a", ")"]))
 def test_a_chain_means_the_same_at_any_length(n, op, head, tail):
     """Flattened (past LONG_CHAIN operands) or parsed by Python as written: the same labels on every vector."""
-    import rscount.logic as logic
+    import rscount.language.logic as logic
     text = head.format(op=op) + f" {op} ".join(f"x{i}" for i in range(n)) + tail.format(op=op)
     if text.count("(") != text.count(")"):
         text += ")"
@@ -215,7 +215,7 @@ def test_yaml_duplicate_keys_are_refused_and_unique_ones_read(tmp_path_factory, 
 
 
 def test_json_and_yaml_alias_limits(tmp_path):
-    from rscount.textfiles import MAX_NODES, load_data
+    from rscount.files.reading import MAX_NODES, load_data
     fine = "a: &a [1, 2, 3]\nb: [*a, *a]\n"
     assert load_data(fine, "x", RscountError) == {"a": [1, 2, 3], "b": [[1, 2, 3], [1, 2, 3]]}
     levels = ["l0: &l0 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"] + [
@@ -311,7 +311,7 @@ def test_a_failed_count_leaves_the_emitted_dimacs_as_it_was(tmp_path, capsys):
 
 
 def test_export_is_all_or_nothing(tmp_path, monkeypatch):
-    import rscount.export as export
+    import rscount.tasks.export as export
     (tmp_path / "xor3.cnf").write_text("old\n")
     real, calls = export.knowledge_dimacs, []
 
@@ -330,7 +330,7 @@ def test_export_is_all_or_nothing(tmp_path, monkeypatch):
 
 
 def test_staged_folder_replaces_only_our_own_files(tmp_path):
-    from rscount.output import staged, write_atomic
+    from rscount.files.writing import staged, write_atomic
     (tmp_path / "report.json").write_text("old")
     (tmp_path / "model-seed9.pt").write_text("old run")
     (tmp_path / "notes.txt").write_text("the user's")
@@ -346,8 +346,8 @@ def test_staged_folder_replaces_only_our_own_files(tmp_path):
 
 
 def test_an_interrupted_write_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from rscount.limits import Terminated
-    from rscount.output import write_atomic
+    from rscount.runtime.limits import Terminated
+    from rscount.files.writing import write_atomic
 
     def killed(fd):
         raise Terminated(15)
@@ -371,7 +371,7 @@ def test_symlinks_are_written_through_and_bad_ones_named(tmp_path, capsys):
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1
     with pytest.raises(OutputError, match="loops"):
-        from rscount.output import write_atomic
+        from rscount.files.writing import write_atomic
         write_atomic(tmp_path / "loop.cnf", "x")
 
 

@@ -10,25 +10,12 @@ import time
 from typing import Callable, Optional, Sequence
 
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
-from ..limits import check_seconds, check_seed, time_limit
-from ..problem import Problem
+from ..problems.problem import Problem
+from ..runtime.limits import check_seconds, check_seed, time_limit
 from .curve import Curve, data_curve, draw_count
-from .fixes import (
-    DataFix,
-    SupervisionFix,
-    class_counts,
-    data_fix,
-    label_subsets,
-    supervision_fix,
-)
+from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
-from .relation import (
-    LIST_LIMIT,
-    ConceptRelation,
-    Relation,
-    confusion,
-    independent_parts,
-)
+from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion, independent_parts
 from .report import Audit, Comparison
 
 __all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Audit", "Comparison", "Relation", "ConceptRelation", "Curve",
@@ -40,7 +27,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
                   timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None) -> Audit:
     """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
     curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     if problem.inference == "learned:linear" and problem.map_class == "joint":
         raise EncodingError("the audit of a linear head covers the classes with value maps, not joint (count it: "
                             "countrss --map-class joint --inference learned:linear); audit the joint class with "
@@ -85,7 +72,7 @@ def _other_reading(problem: Problem, seconds: float | None) -> dict:
     to set beside a learned head's: advice for one is not advice for the other."""
     import dataclasses
 
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     with_k = dataclasses.replace(problem, inference="knowledge")
     out: dict = {"inference": "knowledge"}
     try:
@@ -128,8 +115,8 @@ def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (),
     and which one of the ``candidates`` (tasks to add) removes the most shortcuts, each with its joint count."""
     import dataclasses
 
-    from ..multitask import count_tasks
-    from ..several import as_single, join, union_concepts
+    from ..planning.multitask import count_tasks
+    from ..problems.union import as_single, join, union_concepts
     timeout = check_seconds(timeout)
     start = time.monotonic()
 

@@ -1,7 +1,7 @@
 """How much data: the count against the number of support vectors drawn at random, over seeds.
 
 One small count per (size, seed), run on the project's Dask engine
-(:mod:`rscount.cluster`) when it is installed and more than one worker is asked for.
+(:mod:`rscount.runtime.cluster`) when it is installed and more than one worker is asked for.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RscountError, SupportError
-from ..problem import Problem
-from ..result import log10_count
-from ..support import Support, by_label, grid
+from ..model.support import Support, by_label, grid
+from ..problems.problem import Problem
+from ..results.count import log10_count
 
 __all__ = ["Curve", "data_curve", "draw_count", "default_sizes"]
 
@@ -82,7 +82,7 @@ def draw_support(problem: Problem, size: int, seed: int, draw: str) -> Support:
 
 def draw_count(problem: Problem, size: int, seed: int, draw: str = "space", timeout: float | None = 30.0):
     """The exact count on one random support (None where it cannot be had in time)."""
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     try:
         support = draw_support(problem, size, seed, draw)
         bare = dataclasses.replace(problem, support=support,
@@ -102,7 +102,7 @@ def data_curve(problem: Problem, sizes=None, seeds=range(5), *, draw: str = "spa
                timeout: float | None = 30.0, progress=None, scheduler: str | None = None) -> Curve:
     """Count ``problem`` on random supports of each size, for each seed: on ``workers`` Dask worker processes
     (default: the cores where Dask is installed, else this process) or the Dask cluster at ``scheduler``."""
-    from ..cluster import have_dask, map_tasks
+    from ..runtime.cluster import have_dask, map_tasks
     if draw not in DRAWS:
         raise SupportError(f"draw {draw!r}: choose one of {', '.join(DRAWS)}")
     sizes = sorted({int(s) for s in (sizes or default_sizes(problem))})

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BackendError, CountTimeout, RscountError
-from ..problem import MAP_CLASSES, Problem, Supervision, for_class
-from ..support import Support, exhaustive, grid
+from ..model.support import Support, exhaustive, grid
+from ..problems.problem import MAP_CLASSES, Problem, Supervision, for_class
 from .maps import identity, kills
 
 __all__ = ["SupervisionFix", "DataFix", "supervision_fix", "data_fix", "class_counts", "label_subsets",
@@ -69,7 +69,7 @@ def with_items(problem: Problem, items) -> Problem:
 
 
 def _count(problem: Problem, seconds: float | None):
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     return count_problem(problem, timeout=None if seconds is None else max(seconds, 0.5))
 
 
@@ -275,7 +275,7 @@ def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, secon
 def _parts_fix(problem: Problem, parts: list, by: str, seconds) -> SupervisionFix:
     """Parts read disjoint concepts, so the union of each part's smallest set is a smallest set, and the count
     it leaves is the product of the parts' counts."""
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     from .maps import list_maps
     from .relation import LIST_LIMIT
     fixes = []
@@ -411,8 +411,8 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
 
 def _lifted_apart(problem: Problem, cls: str) -> bool:
     """Several tasks over different concepts: whether ``cls`` reads their rows otherwise than the problem's class
-    (one filler value for the local classes, every value for the others: :mod:`rscount.several`)."""
-    from ..several import LOCAL
+    (one filler value for the local classes, every value for the others: :mod:`rscount.problems.union`)."""
+    from ..problems.union import LOCAL
     every = tuple(range(problem.task.k))
     return (any(part.concepts != every for part in problem.parts)
             and (cls in LOCAL) != (problem.map_class in LOCAL))

@@ -12,8 +12,8 @@ import numpy as np
 from ..counters import COUNTERS
 from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
-from ..problem import Problem
-from ..result import ConceptMap, CountResult
+from ..problems.problem import Problem
+from ..results.count import ConceptMap, CountResult
 
 __all__ = ["MapTable", "list_maps", "apply_map", "realised_pairs", "identity"]
 

@@ -19,9 +19,9 @@ import numpy as np
 
 from ..counters.base import Deadline, run_isolated
 from ..errors import BackendError, CountTimeout, EncodingError, RscountError
-from ..problem import Problem, Supervision
-from ..result import CountResult
-from ..support import Support
+from ..model.support import Support
+from ..problems.problem import Problem, Supervision
+from ..results.count import CountResult
 from .maps import MapTable, apply_map, list_maps
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
@@ -188,7 +188,7 @@ def _vectors(problem: Problem) -> np.ndarray:
 
 def independent_parts(problem: Problem) -> list | None:
     """Independent sub-problems covering every concept, or None."""
-    from ..split import split_problem
+    from ..problems.split import split_problem
     parts = split_problem(problem)
     if not parts or len(parts) < 2:
         return None
@@ -198,7 +198,7 @@ def independent_parts(problem: Problem) -> list | None:
 
 def _from_parts(problem: Problem, parts: list, limit: int, seconds: float | None) -> Relation:
     """A map of a split problem is one optimal map per part: scale each part's weights by the others' counts."""
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     start = time.monotonic()
     counts, relations = [], []
     for n, part in enumerate(parts):
@@ -256,7 +256,7 @@ def _joint(problem: Problem, result: CountResult) -> Relation:
 # --- through the CNF: SAT for existence, a counter per pair for weights --------------------------------------
 
 def _through_cnf(problem: Problem, result: CountResult, seconds: float | None) -> Relation:
-    from ..encoding import encode
+    from ..problems.encoding import encode
     start = time.monotonic()
     rel = _empty(problem)
     if problem.support.length > LAZY_ROWS:
@@ -333,7 +333,7 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
     optimal there, it proves each pair it realises; otherwise the rows it
     gets wrong join R and the pair is tried again.
     """
-    from ..encoding import encode
+    from ..problems.encoding import encode
     from .maps import kills
     deadline = Deadline(seconds, "deciding the relation row by row", "raise timeout=")
     try:
@@ -394,7 +394,7 @@ def _narrower_maps(problem: Problem, seconds: float | None) -> list:
     they are few enough to list quickly: cheap witnesses for many pairs."""
     import dataclasses
 
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     out: list = []
     for cls in NARROWER.get(problem.map_class, ()):
         if cls == "shared" and not any(len(g) > 1 for g in problem.task.groups):
@@ -472,7 +472,7 @@ def _mark(rel: list, m, vec: np.ndarray) -> None:
 def _some_vectors(problem: Problem, most: int) -> np.ndarray:
     """The support's vectors, or a seeded sample of ``most`` of them where it is larger (pairs realised on a
     sample are realised on the support)."""
-    from ..support import grid
+    from ..model.support import grid
     if problem.support.given is not None and problem.support.length <= most:
         return problem.support.vectors
     if problem.support.given is not None:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..output import show_or_save
-from ..result import CountResult, format_count
+from ..files.writing import show_or_save
+from ..results.count import CountResult, format_count
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
 from .relation import Relation
@@ -190,7 +190,7 @@ class Audit:
 
     def plot(self, path=None):
         """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG)."""
-        from ..output import pyplot
+        from ..files.writing import pyplot
         plt = pyplot(to_file=path is not None)
         shown = [c for c in self.relation.concepts if not c.identifiable][:12] or list(self.relation.concepts[:1])
         panels = len(shown) + (self.curve is not None)

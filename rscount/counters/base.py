@@ -1,7 +1,7 @@
 """The contract every counter follows, and a child-process runner for limits.
 
-A counter takes a :class:`~rscount.problem.Problem` (and its CNF encoding
-when ``needs_cnf``) and returns a :class:`~rscount.result.Tally`. Native
+A counter takes a :class:`~rscount.problems.problem.Problem` (and its CNF encoding
+when ``needs_cnf``) and returns a :class:`~rscount.results.count.Tally`. Native
 solvers run in a forked child so a time-out, a memory limit or Ctrl-C ends
 them cleanly instead of hanging the caller.
 """
@@ -18,9 +18,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
-from ..children import die_with_parent
 from ..errors import BackendError, CountTimeout
-from ..result import Tally
+from ..results.count import Tally
+from ..runtime.children import die_with_parent
 
 __all__ = ["Options", "Counter", "run_isolated", "briefly", "small_first", "Deadline", "missing", "race", "Cancelled", "Lit",
            "Clause"]

@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import BackendError
-from ..result import Tally
+from ..results.count import Tally
 from .base import Deadline, check_accuracy
 
 __all__ = ["Estimate", "Confidence", "stopping_rule", "tally", "MAX_BATCH", "MAX_DRAWS"]

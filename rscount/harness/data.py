@@ -13,8 +13,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import HarnessError
-from ..problem import Problem
-from ..support import grid
+from ..model.support import grid
+from ..problems.problem import Problem
 
 __all__ = ["Split", "Dataset", "make_dataset", "check_inputs", "default_inputs", "INPUTS", "SHAPES", "COLORS"]
 

@@ -14,8 +14,8 @@ from functools import reduce
 import torch
 
 from ..errors import HarnessError
-from ..logic import Const, Var
-from ..semantics import apply_scalar
+from ..language.logic import Const, Var
+from ..language.semantics import apply_scalar
 
 __all__ = ["TNORMS", "FuzzyKnowledge", "p_mean_error"]
 

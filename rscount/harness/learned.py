@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..problem import Problem
+from ..problems.problem import Problem
 
 __all__ = ["LearnedMap", "learned_map", "fit_class", "head_on_images"]
 

@@ -134,7 +134,7 @@ def rsbench_metrics(task, concepts_true, concepts_pred, labels_true, labels_pred
         out["mF1_C"] = float(np.mean([(binary_f1 if task.concepts[i].is_bool else macro_f1)(ct[:, i], cp[:, i])
                                       for i in range(task.k)]))
         out["Cls_C"] = collapse(ct, cp)
-    from ..logic import variables
+    from ..language.logic import variables
     per_label = []
     for label in task.labels:
         cols = sorted(task.index(n) for n in variables(label.expr))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..output import write_figure
+from ..files.writing import write_figure
 
 __all__ = ["confusion_figure"]
 

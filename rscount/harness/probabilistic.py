@@ -14,7 +14,7 @@ import torch
 
 from ..counters.generic.sdd import _exactly_one, _GateSdds
 from ..errors import HarnessError
-from ..support import grid
+from ..model.support import grid
 
 __all__ = ["Enumeration", "CompiledCircuit", "exact_semantics", "ENUMERATION_LIMIT"]
 

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from ..errors import HarnessError
-from ..problem import Problem
+from ..problems.problem import Problem
 from .data import Dataset, Split, make_dataset
 from .learned import learned_map
 from .metrics import label_report
@@ -180,7 +180,7 @@ def _step(model, problems: Sequence[Problem], data: Sequence[Dataset], step: int
 
 def _union(problems: Sequence[Problem]) -> Problem:
     """The tasks as one problem on the union of their supports (they share concepts and knowledge)."""
-    from ..several import as_single, join
+    from ..problems.union import as_single, join
     single = as_single(join(problems))
     if single is None:
         raise HarnessError("the tasks' supervision differs; the sequential harness needs one supervision")
@@ -221,7 +221,7 @@ def run_sequence(problems: Sequence[Problem], regime: str = "naive", model: str 
                  count_timeout: float | None = 120.0, progress: Optional[Callable[[str], None]] = None,
                  **overrides) -> SequenceReport:
     """Count the tasks' sequence (cumulative counts, forgets), then train one model per seed in ``regime``."""
-    from ..multitask import count_tasks
+    from ..planning.multitask import count_tasks
     start = time.perf_counter()
     config = config or TrainConfig(model=model, **overrides)
     seeds = check_seeds(seeds)

@@ -19,10 +19,10 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..execute import count_problem
 from ..errors import HarnessError, RscountError
-from ..output import staged, write_atomic
-from ..problem import Problem
+from ..files.writing import staged, write_atomic
+from ..planning.execute import count_problem
+from ..problems.problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, head_on_images, learned_map
 from .metrics import concept_report, label_report, rsbench_metrics
@@ -247,7 +247,7 @@ class TrainReport:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ..notebook import figure_png, grid, table
+        from ..results.notebook import figure_png, grid, table
         from .plots import confusion_figure
         p, cfg, sm = self.problem, self.config, self.summary
         count = (f"{self.count.count} ({'exact' if self.count.exact else 'estimate'})" if self.count is not None
@@ -516,7 +516,7 @@ def count_and_relation(problem: Problem, timeout: float | None, counted=None, pr
 
 def _parallel(problem: Problem, config: TrainConfig, seeds: Sequence[int], workers: int, progress) -> tuple:
     """The seeds on the project's Dask engine, ``workers`` single-threaded worker processes."""
-    from ..cluster import map_tasks
+    from ..runtime.cluster import map_tasks
 
     def done(n: int, total: int) -> None:
         if progress:

@@ -88,7 +88,7 @@ def _table_class():
 
 def _plot(table, x: str, y: str, hue: str | None, path):
     from ..auditing.curve import CURVES, draw_curve
-    from ..output import pyplot, show_or_save
+    from ..files.writing import pyplot, show_or_save
     if x not in table.columns or (hue is not None and hue not in table.columns):
         raise SweepError(f"plot: columns are {', '.join(table.columns)}; x={x!r} or hue={hue!r} is not one")
     if y not in CURVES:

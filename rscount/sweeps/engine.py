@@ -13,7 +13,7 @@ import dataclasses
 import time
 from typing import Callable, Optional
 
-from ..cluster import ALLOWED_FAILURES, require_dask, client
+from ..runtime.cluster import ALLOWED_FAILURES, require_dask, client
 from .grid import Grid
 from .jobs import run_point
 

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import RscountError, TaskError, brief
-from ..problem import MAP_CLASSES
-from ..task import Task
-from ..textfiles import load_data, read_text
+from ..files.reading import load_data, read_text
+from ..model.task import Task
+from ..problems.problem import MAP_CLASSES
 from ..version import __version__
 
 __all__ = ["Point", "Grid", "load_grid", "grid_from_mapping", "GRID_KEYS", "JOBS", "SweepError"]
@@ -130,7 +130,7 @@ def grid_from_mapping(data, folder: str | Path = ".", default_name: str = "sweep
             raise SweepError(f"sweep key 'train_seeds': {exc}") from None
     timeout = top.get("timeout", 60.0)
     if timeout is not None:
-        from ..limits import check_seconds
+        from ..runtime.limits import check_seconds
         try:
             timeout = check_seconds(timeout, "sweep key 'timeout'")
         except (TypeError, RscountError) as exc:
@@ -201,7 +201,7 @@ def _crossed(data: Mapping, folder: Path) -> list:
         for seed in axes[name]:
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 63):
                 raise SweepError(f"seed {brief(seed, 30)} must be a whole number from 0 to 2^63 - 1")
-    from ..support import parse_amount
+    from ..model.support import parse_amount
     for name in ("subsample", "concept_sup"):
         for amount in axes[name]:
             if amount is not None:
@@ -269,9 +269,9 @@ def _supervision(value) -> tuple:
 
 def _load_source(source, folder: Path) -> tuple:
     """(Task, the source as canonical JSON) for one task source; a source that does not load is refused."""
-    from ..config import load_config
-    from ..dimacs import read_dimacs, task_from_cnf
-    from ..spec import load_spec, task_from_spec, task_from_text
+    from ..readers.dimacs import read_dimacs, task_from_cnf
+    from ..readers.rsbench import load_config
+    from ..readers.spec import load_spec, task_from_spec, task_from_text
     from ..tasks import get_task
     if isinstance(source, str):
         source = {"task": source}

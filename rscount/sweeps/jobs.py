@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from ..errors import CountTimeout, RscountError
-from ..result import log10_count
+from ..results.count import log10_count
 from .grid import Grid, Point
 
 __all__ = ["run_point", "STATUSES", "ROW_FIELDS"]
@@ -22,7 +22,7 @@ ROW_FIELDS = ("key", "task", "source", "job", "map_class", "support", "subsample
 
 def run_point(point: Point, grid: Grid) -> dict:
     """Run ``point`` (count, audit or train) under the grid's per-point limits; return its row."""
-    from ..children import allow_children
+    from ..runtime.children import allow_children
     allow_children()  # a Dask worker is daemonic; our solver children end with it anyway
     row = {"key": point.key, **point.params, "status": "ok", "count": None, "log10_count": None, "exact": None,
            "counted_by": None, "seconds": None, "message": ""}
@@ -49,7 +49,7 @@ def _counted(result) -> dict:
 
 
 def _count(point: Point, grid: Grid) -> dict:
-    from ..execute import count_problem
+    from ..planning.execute import count_problem
     return _counted(count_problem(_problem(point), point.backend, timeout=grid.timeout, memory_mb=grid.memory_mb))
 
 

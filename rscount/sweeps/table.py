@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import OutputError, brief
-from ..output import check_output_path, make_folder, resolve_link, write_atomic
+from ..files.writing import check_output_path, make_folder, resolve_link, write_atomic
 from .grid import SweepError
 
 __all__ = ["Table", "open_table", "read_rows", "columns", "FORMATS"]

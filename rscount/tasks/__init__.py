@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from ..errors import TaskError
-from ..spec import load_spec, task_from_spec
-from ..task import Task
+from ..model.task import Task
+from ..readers.spec import load_spec, task_from_spec
 from . import families
 
 __all__ = ["get_task", "task_names", "knowledge_dir", "FAMILIES"]

@@ -21,9 +21,9 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import TaskError, brief
-from ..spec import load_spec, task_from_spec
-from ..task import Task
-from .families import _int
+from ..model.task import Task
+from ..readers.spec import load_spec, task_from_spec
+from .params import whole
 
 __all__ = ["setting", "concon", "scene_predicates", "MODES", "LIST_SCENES"]
 
@@ -71,17 +71,17 @@ def concon(t: int, mode: str = "strict", objects=None, shapes=None, colors=None,
     base = setting()
     if mode not in MODES:
         raise TaskError(f"parameter mode={mode!r} must be one of {', '.join(MODES)}")
-    n_obj = _int(objects if objects is not None else base["objects"], "objects", 1, 8)
+    n_obj = whole(objects if objects is not None else base["objects"], "objects", 1, 8)
     attrs = {}
     for name, given in zip(ATTRIBUTES, (shapes, colors, sizes, materials)):
         values = list(base["attributes"][name])
-        attrs[name] = values[:_int(given, name + "s", 1, len(values))] if given is not None else values
+        attrs[name] = values[:whole(given, name + "s", 1, len(values))] if given is not None else values
     rule = _entries(rule if rule is not None else base["rule"], "rule")
     confs = _entries(confounders if confounders is not None else base["confounders"], "confounders")
     if not rule or not confs:
         raise TaskError(f"parameter {'rule' if not rule else 'confounders'}= is empty; ConCon needs a rule and one "
                         f"confounder per task")
-    t = _int(t, "t", 1, len(confs))
+    t = whole(t, "t", 1, len(confs))
     for entry in rule + confs:
         for name, value in entry.items():
             if name not in attrs:
@@ -104,8 +104,8 @@ def concon(t: int, mode: str = "strict", objects=None, shapes=None, colors=None,
     placements = list(itertools.permutations(range(1, n_obj + 1), len(rule)))
     g = " | ".join("(" + " & ".join(f"({a}{o} == {v})" for o, entry in zip(p, rule) for a, v in entry.items())
                    + ")" for p in placements)
-    support, how = _support(attrs, n_obj, rule, confs, t - 1, mode, _int(samples, "samples", 1, 1 << 20),
-                            _int(seed, "seed", 0, 1 << 62))
+    support, how = _support(attrs, n_obj, rule, confs, t - 1, mode, whole(samples, "samples", 1, 1 << 20),
+                            whole(seed, "seed", 0, 1 << 62))
     defaults = (n_obj, *(len(v) for v in attrs.values())) == (base["objects"], *(
         len(base["attributes"][a]) for a in ATTRIBUTES))
     name = f"concon-{mode}-t{t}" + ("" if defaults else f"-{n_obj}x" + "x".join(str(len(v)) for v in attrs.values()))
@@ -155,7 +155,7 @@ def _support(attrs: dict, n_obj: int, rule: list, confs: list, t: int, mode: str
     sizes = [len(attrs[a]) for a in attrs] * n_obj
     total = int(np.prod(sizes, dtype=object))
     if total <= LIST_SCENES:
-        from ..support import grid
+        from ..model.support import grid
         scenes = grid(tuple(sizes))
         g, cs = scene_predicates(scenes, attrs, n_obj, rule, confs)
         pos, neg = _allowed(g, cs, t, mode)

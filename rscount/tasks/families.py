@@ -6,25 +6,13 @@ import random
 
 import numpy as np
 
-from ..dimacs import read_dimacs, task_from_cnf
 from ..errors import TaskError
-from ..spec import task_from_spec
-from ..task import Task
+from ..model.task import Task
+from ..readers.dimacs import read_dimacs, task_from_cnf
+from ..readers.spec import task_from_spec
+from .params import whole
 
 __all__ = ["FAMILIES"]
-
-
-def _int(value, name: str, lo: int, hi: int | None = None) -> int:
-    """A whole-number parameter in [lo, hi]: 2.9 and True are refused, not read as 2 and 1."""
-    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-        raise TaskError(f"parameter {name}={value!r} must be a whole number")
-    try:
-        n = int(value)
-    except (TypeError, ValueError, OverflowError):
-        raise TaskError(f"parameter {name}={value!r:.40} must be an integer") from None
-    if n < lo or (hi is not None and n > hi):
-        raise TaskError(f"parameter {name}={n} must lie in [{lo}, {hi if hi is not None else 'inf'}]")
-    return n
 
 
 def _no_extra(params: dict, family: str) -> None:
@@ -41,7 +29,7 @@ def mnlogic(op: str):
 
     def build(k=3, **params) -> Task:
         _no_extra(params, op)
-        k = _int(k, "k", 2, 64)
+        k = whole(k, "k", 2, 64)
         return task_from_spec({
             "name": f"{op}{k}", "concepts": _bits(k),
             "labels": {"y": symbol.join(f"c{i}" for i in range(1, k + 1))},
@@ -54,7 +42,7 @@ def mnlogic(op: str):
 def mnlogic_random(k=4, m=3, l=3, seed=0, **params) -> Task:
     """A random l-CNF phi over k bits: clauses non-trivial, phi neither valid nor unsatisfiable."""
     _no_extra(params, "mnlogic-random")
-    k, m, l, seed = _int(k, "k", 2, 20), _int(m, "m", 1, 1000), _int(l, "l", 1), _int(seed, "seed", 0)
+    k, m, l, seed = whole(k, "k", 2, 20), whole(m, "m", 1, 1000), whole(l, "l", 1), whole(seed, "seed", 0)
     if l > k:
         raise TaskError(f"mnlogic-random: clause length l={l} exceeds the number of bits k={k}")
     rng = random.Random(seed)
@@ -89,7 +77,7 @@ def mnlogic_random(k=4, m=3, l=3, seed=0, **params) -> Task:
 def mnadd(digits=2, values=10, **params) -> Task:
     """Sum of ``digits`` digits with values 0..values-1."""
     _no_extra(params, "mnadd")
-    digits, values = _int(digits, "digits", 1, 64), _int(values, "values", 2, 1000)
+    digits, values = whole(digits, "digits", 1, 64), whole(values, "values", 2, 1000)
     names = [f"d{i}" for i in range(1, digits + 1)]
     return task_from_spec({
         "name": "mnadd" if (digits, values) == (2, 10) else f"mnadd-{digits}x{values}",
@@ -103,7 +91,7 @@ def mnadd(digits=2, values=10, **params) -> Task:
 def kand_logic(figures=2, primitives=3, **params) -> Task:
     """Kand-Logic: y = OR over pred in {diff,two,same}{col,sha} of AND over figures pred(figure)."""
     _no_extra(params, "kand-logic")
-    figures, primitives = _int(figures, "figures", 1, 8), _int(primitives, "primitives", 2, 6)
+    figures, primitives = whole(figures, "figures", 1, 8), whole(primitives, "primitives", 2, 6)
     concepts, defs = {}, {}
     for f in range(1, figures + 1):
         for p in range(1, primitives + 1):
@@ -131,9 +119,9 @@ def kand_logic(figures=2, primitives=3, **params) -> Task:
 def cle4evr(objects=2, colors=3, shapes=3, materials=2, sizes=2, **params) -> Task:
     """CLE4EVR: positive iff two distinct objects share color and shape."""
     _no_extra(params, "cle4evr")
-    objects = _int(objects, "objects", 2, 8)
-    doms = {"color": _int(colors, "colors", 1, 10), "shape": _int(shapes, "shapes", 1, 10),
-            "material": _int(materials, "materials", 1, 10), "size": _int(sizes, "sizes", 1, 10)}
+    objects = whole(objects, "objects", 2, 8)
+    doms = {"color": whole(colors, "colors", 1, 10), "shape": whole(shapes, "shapes", 1, 10),
+            "material": whole(materials, "materials", 1, 10), "size": whole(sizes, "sizes", 1, 10)}
     concepts = {f"{attr}{o}": f"0..{n - 1}" for o in range(1, objects + 1) for attr, n in doms.items()}
     pairs = [(a, b) for a in range(1, objects + 1) for b in range(a + 1, objects + 1)]
     label = " | ".join(f"((color{a} == color{b}) & (shape{a} == shape{b}))" for a, b in pairs)

@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...split import components
-from ...support import clashes, row_codes
-from ...symmetry import knowledge_blocks
+from ...model.support import clashes, row_codes
+from ...problems.interchange import knowledge_blocks
+from ...problems.split import components
 from ..base import Deadline
 from ..search import bijection_weight
 from .linear import LinearCounter, count_linear, integer_domains, linear_label, reworded

@@ -9,11 +9,11 @@ exact when nothing had to be sampled.
 from __future__ import annotations
 
 from ...errors import BackendError
-from ...result import Tally
-from ..base import Counter, Deadline, Options, small_first
-from . import elimination, linear, product
+from ...results.count import Tally
 from .. import sampling
+from ..base import Counter, Deadline, Options, small_first
 from ..sampling import Estimate
+from . import elimination, linear, product
 from .montecarlo import Confidence
 
 

@@ -28,10 +28,10 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import BackendError, CountTimeout
-from ...logic import Const, Op, Var, variables
-from ...result import Tally
-from ...support import distinct, row_codes
-from ...unions import Unions
+from ...language.logic import Const, Op, Var, variables
+from ...model.support import distinct, row_codes
+from ...results.count import Tally
+from ...runtime.unions import Unions
 from ..base import Counter, Deadline, Options, small_first
 
 CLASSES = ("disentangled", "shared")

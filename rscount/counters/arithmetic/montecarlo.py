@@ -22,14 +22,7 @@ import numpy as np
 from ...errors import BackendError
 from .. import sampling
 from ..base import Deadline
-from .linear import (
-    TooManyStates,
-    _components,
-    _count_component,
-    _keep,
-    count_solved,
-    solve_system,
-)
+from .linear import TooManyStates, _components, _count_component, _keep, count_solved, solve_system
 
 EXACT_CELLS = 1 << 22  # the exact elimination first tries with this much room, then the estimate takes over
 EVERY = 1 << 14  # equations with at most this many solutions: check each one instead of sampling

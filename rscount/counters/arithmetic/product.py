@@ -19,18 +19,9 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...logic import Const, Op, Var
+from ...language.logic import Const, Op, Var
 from ..base import Deadline
-from .linear import (
-    FLIP,
-    LinearCounter,
-    Rows,
-    label_concepts,
-    one_concept_each,
-    reworded,
-    solver,
-    unread_entries,
-)
+from .linear import FLIP, LinearCounter, Rows, label_concepts, one_concept_each, reworded, solver, unread_entries
 
 MAX_PATTERNS = 1 << 12  # zero patterns counted one by one
 

@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...logic import Op, Var
-from ...result import Tally
-from ...support import row_ids
+from ...language.logic import Op, Var
+from ...model.support import row_ids
+from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
 
 CLASSES = ("complete", "permutation", "disentangled")

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...logic import Const, Op, Var
-from ...result import ConceptMap, Tally
+from ...language.logic import Const, Op, Var
+from ...results.count import ConceptMap, Tally
 from ..base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Options, check_accuracy, run_isolated
 
 VERIFIED = ("4.1.24",)

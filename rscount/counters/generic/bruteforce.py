@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...result import ConceptMap, Tally
-from ...support import exhaustive
+from ...model.support import exhaustive
+from ...results.count import ConceptMap, Tally
 from ..base import Counter, Deadline, Options
 
 LIMIT = 3_000_000
@@ -122,7 +122,7 @@ def optimal(assign, rows, table, k, learned: bool = False) -> bool:
 
 def _linear(problem, assign) -> bool:
     """Some linear head over the one-hot predictions gives every support label (see counters.generic.separable)."""
-    from ...result import ConceptMap
+    from ...results.count import ConceptMap
     from .separable import labelled_image, separable
     task = problem.task
     m = ConceptMap(assign, tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts))
@@ -193,7 +193,7 @@ class BruteForce(Counter):
             if limit is not None and n >= limit:
                 return
             if problem.map_class == "joint":
-                from ...result import JointMap
+                from ...results.count import JointMap
                 yield JointMap(tuple(sorted(m.items())), task.format_vector)
             else:
                 yield ConceptMap(m, names, doms)

@@ -3,7 +3,7 @@ edge joins two of one colour (a chromatic polynomial at ``m``), by components, s
 deletion-contraction. The kernels counter sums over the partitions of a value map's values this way."""
 from __future__ import annotations
 
-from ...unions import Unions
+from ...runtime.unions import Unions
 
 __all__ = ["colour", "components"]
 

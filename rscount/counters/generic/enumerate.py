@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Options, missing, run_isolated
 
 SOLVER = "cadical153"

@@ -1,7 +1,7 @@
 """Exact projected model counting with Ganak (pyganak)."""
 from __future__ import annotations
 
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Options, missing, run_isolated
 
 NOTE = ("ganak caches components by hash (probabilistic caching, no option to turn it off); "

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Deadline, Options, small_first
 from ..sampling import Confidence, Estimate, tally
 from .colourings import colour, components
@@ -559,8 +559,8 @@ def _order(owners: list, parts: list, read: set) -> list:
 
 def _layout(problem) -> tuple:
     """(label parts, supervised values per value-map representative) of a learned-head problem."""
-    from ...split import components, grid_labels
-    from ...support import grid, label_ids
+    from ...model.support import grid, label_ids
+    from ...problems.split import components, grid_labels
     task = problem.task
     sup = problem.supervision
     pins: dict = {}
@@ -603,7 +603,7 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: t
     parts, pins = layout if layout is not None else _layout(problem)
     if pins and allowed and any(allowed.get(r, problem.task.sizes[r]) != problem.task.sizes[r] for r in pins):
         raise BackendError("restricted images and supervised values do not go together")
-    from ...logic import variables
+    from ...language.logic import variables
     task = problem.task
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
     owners = _order(_owners(problem, allowed, pins), parts, read)
@@ -730,7 +730,7 @@ def count_free(problem, images: list | None = None, deadline=None, confidence=No
     domain is those values and whose images are i's values; the count is the sum over such target choices of
     the kernel count of the support rewritten that way. Values the support never shows go to any predicted
     value. ``images`` limits each predicted concept to its first few values (orbit counting)."""
-    from ...support import label_ids
+    from ...model.support import label_ids
     task = problem.task
     rows, first = np.unique(np.asarray(problem.support.vectors, dtype=np.int64), axis=0, return_index=True)
     if len(rows) > MAX_FREE_ROWS:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import itertools
 
 from ...errors import BackendError
-from ...logic import Const, Var
-from ...result import Tally
-from ...semantics import apply_scalar
+from ...language.logic import Const, Var
+from ...language.semantics import apply_scalar
+from ...results.count import Tally
 from ..base import Counter, Options, missing, run_isolated
 
 CLASSES = ("free", "complete", "permutation", "disentangled", "shared")

@@ -7,9 +7,9 @@ the constraint clauses are conjoined. PySDD's own ``model_count()`` wraps at
 """
 from __future__ import annotations
 
-from ...circuit import FALSE, TRUE
 from ...errors import BackendError
-from ...result import Tally
+from ...language.circuit import FALSE, TRUE
+from ...results.count import Tally
 from ..base import Counter, Options, missing, run_isolated
 
 

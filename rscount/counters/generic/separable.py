@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import BackendError
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Options, missing
 from .enumerate import models
 

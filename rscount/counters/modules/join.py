@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import BackendError
-from ...support import distinct, grid, row_codes, row_ids
+from ...model.support import distinct, grid, row_codes, row_ids
 
 MAX_MAPS = 1 << 17  # value-map tuples of one base module, enumerated
 MAX_COMBOS = 1 << 12  # source value combinations of one base module

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...encoding import encode
 from ...errors import BackendError, CountTimeout
-from ...result import Tally
-from ...support import distinct, grid, row_codes, row_ids, space_label_ids
-from ...symmetry import knowledge_blocks, partition
+from ...model.support import distinct, grid, row_codes, row_ids, space_label_ids
+from ...problems.encoding import encode
+from ...problems.interchange import knowledge_blocks, partition
+from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, missing, run_isolated
 from ..generic.ganak import NOTE as GANAK_NOTE
 from ..generic.ganak import count_cnf

@@ -32,7 +32,7 @@ data), :mod:`.propagate` (pruning), :mod:`.symmetries` (orbits), :mod:`.memo`
 from __future__ import annotations
 
 from ...errors import BackendError, CountTimeout
-from ...result import Tally
+from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
 from .branch import Search, bijection_weight
 from .tables import MAX_STAR, largest_star

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...support import distinct
+from ...model.support import distinct
 from ..base import Deadline
 from .memo import Memo, node_key, scope_key
 from .propagate import collides, consistent, forward, linked, restrictions, waiting_on

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...support import clashes, distinct, row_codes
+from ...model.support import clashes, distinct, row_codes
 
 MATMUL_CELLS = 256  # value tuples per row above which supports are counted by matrix products
 CODE_BOUND = 1 << 62  # row codes with one fixed weight per source below this; above, stacked and ranked

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...split import components
+from ...problems.split import components
 from .symmetries import concept_blocks, value_group
 from .tables import LabelPart, popcount_is_one
 

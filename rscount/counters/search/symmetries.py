@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...symmetry import compose, knowledge_blocks, value_symmetries
+from ...problems.interchange import compose, knowledge_blocks, value_symmetries
 
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ...split import components, grid_labels
-from ...support import row_codes
+from ...model.support import row_codes
+from ...problems.split import components, grid_labels
 
 MAX_STAR = 1 << 25  # cells of one part's star table
 MAX_LABELS = 64

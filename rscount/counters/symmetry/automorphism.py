@@ -3,7 +3,7 @@
 On the exhaustive support an optimal map (sigma, f_1..f_k) never merges two
 values the knowledge tells apart, and it sends indistinguishable values to
 indistinguishable ones (docs/guide.md has the proof). So it induces a
-bijection g of the quotient (:mod:`rscount.quotient`) that permutes concepts
+bijection g of the quotient (:mod:`rscount.problems.quotient`) that permutes concepts
 by sigma, permutes value classes within each concept and keeps every label;
 conversely each such g comes from exactly ``prod_i prod_u |g_i([u])|`` maps
 (any value of the target class). The g are found by a search that fixes one
@@ -22,10 +22,10 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...quotient import MAX_TABLE, Quotient, quotient
-from ...result import ConceptMap, Tally
-from ...support import distinct_rows
-from ...symmetry import partition
+from ...model.support import distinct_rows
+from ...problems.interchange import partition
+from ...problems.quotient import MAX_TABLE, Quotient, quotient
+from ...results.count import ConceptMap, Tally
 from ..base import Counter, Deadline, Options
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")

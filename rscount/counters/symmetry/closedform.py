@@ -13,8 +13,8 @@ from collections import Counter as Multiset
 import numpy as np
 
 from ...errors import BackendError
-from ...result import JointMap, Tally
-from ...support import MAX_EXHAUSTIVE, exhaustive
+from ...model.support import MAX_EXHAUSTIVE, exhaustive
+from ...results.count import JointMap, Tally
 from ..base import Counter, Options
 
 

@@ -14,17 +14,12 @@ from __future__ import annotations
 
 import math
 
-from ...encoding import encode
 from ...errors import BackendError
-from ...result import Tally
-from ...symmetry import knowledge_blocks, meet, support_blocks
+from ...problems.encoding import encode
+from ...problems.interchange import knowledge_blocks, meet, support_blocks
+from ...results.count import Tally
 from ..base import Counter, Options, missing, run_isolated
-from ..generic.sdd import (
-    compile_encoding,
-    count_exhaustive,
-    exact_model_count,
-    exhaustive_applies,
-)
+from ..generic.sdd import compile_encoding, count_exhaustive, exact_model_count, exhaustive_applies
 
 MAX_COSETS = 2000
 

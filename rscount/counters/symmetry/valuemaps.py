@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import BackendError
-from ...result import Tally
-from ...support import grid, space_label_ids
+from ...model.support import grid, space_label_ids
+from ...results.count import Tally
 from ..base import Counter, Deadline, Options
 from ..generic.bruteforce import number_of_candidates
 

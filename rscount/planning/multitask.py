@@ -1,0 +1,103 @@
+"""Count several tasks over shared concepts: jointly, each alone, and as a sequence in the order given.
+
+The joint count is that of one problem (:func:`rscount.problems.union.join`); each task alone is counted over its own
+concepts and over every task's concepts (comparable with the joint count); the cumulative counts after tasks
+1..t never increase, and ``forgets[t]`` counts the maps optimal for task t alone that break an earlier task:
+where a model that forgets the earlier tasks may drift.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Callable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ..errors import CountTimeout, SupportError, TaskError
+from ..model.support import Support
+from ..model.task import Task
+from ..problems.problem import Problem
+from ..problems.union import join, merged_groups, task_names, union_concepts
+from ..results.count import CountResult, TaskCount
+from .execute import count_problem
+
+__all__ = ["is_several", "per_task", "count_tasks"]
+
+
+def is_several(task) -> bool:
+    """Whether ``task`` names several tasks: a list of library names, Tasks, or lists/mappings of sympy
+    expressions (a list of sympy expressions alone is one task with several labels)."""
+    if not isinstance(task, (list, tuple)) or not task:
+        return False
+    return all(isinstance(t, (str, Task, list, tuple, Mapping)) for t in task)
+
+
+def _is_vector(x) -> bool:
+    if hasattr(x, "shape"):
+        return len(x.shape) == 1
+    return isinstance(x, (list, tuple)) and all(
+        isinstance(v, (int, str, np.integer, np.str_)) and not isinstance(v, (bool, np.bool_)) for v in x)
+
+
+def per_task(value, n: int, what: str, one_form=lambda v: not isinstance(v, (list, tuple))) -> list:
+    """``value`` for each of ``n`` tasks: one value for all, or a list of one per task."""
+    if one_form(value):
+        return [value] * n
+    if len(value) != n:
+        raise SupportError(f"{what} lists {len(value)} values for {n} tasks; give one for all tasks or one per task")
+    return list(value)
+
+
+def support_per_task(support, n: int) -> list:
+    """One support for each task: ``support`` for all, or a list of one per task (a list of vectors is one
+    support for all)."""
+    def one(v):
+        return v is None or isinstance(v, (str, Support)) or hasattr(v, "shape") or (
+            isinstance(v, (list, tuple)) and all(_is_vector(x) for x in v))
+    return per_task(support, n, "support=", one)
+
+
+def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exact: bool | None = None,
+                approx: bool = False, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1,
+                timeout: float | None = None, memory_mb: int | None = None,
+                progress: Optional[Callable[[str], None]] = None) -> CountResult:
+    """The joint count of ``problems`` (one per task, one map class), with each task alone and the counts after
+    each task in the order given."""
+    problems = list(problems)
+    if not problems:
+        raise TaskError("no tasks given; name at least one")
+    began = time.perf_counter()
+
+    def run(problem: Problem, what: str) -> CountResult:
+        left = None if timeout is None else timeout - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            raise CountTimeout(f"counting {len(problems)} tasks ran out of time before {what}; raise timeout=")
+        if progress is not None and len(problems) > 1:
+            progress(f"several tasks: {what}")
+        return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                             seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
+
+    if len(problems) == 1:
+        return run(problems[0], "the task")
+    every = union_concepts([p.task for p in problems])
+    groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
+    cumulative = [run(join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
+                  for t in range(len(problems))]
+    names = task_names([p.task for p in problems])
+    own, alone = [], []
+    for t, p in enumerate(problems):
+        own.append(run(p, f"task {names[t]} alone"))
+        same = {c.name for c in p.task.concepts} == {c.name for c in every} and (
+            p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
+        alone.append(cumulative[0] if t == 0 else own[-1] if same else run(
+            join([p], every, groups), f"task {names[t]} over every concept"))
+    exact_all = all(r.exact for r in cumulative + own + alone)
+    tasks = tuple(TaskCount(n, o.count, a.count, o.exact and a.exact) for n, o, a in zip(names, own, alone))
+    forgets = tuple(a.count - c.count if exact_all else None for a, c in zip(alone, cumulative))
+    joint = cumulative[-1]
+    note = (f"{len(problems)} tasks: a map counts when it is optimal for every task (each row keeps its own "
+            f"task's labels)")
+    return dataclasses.replace(joint, seconds=time.perf_counter() - began, per_task=tasks,
+                               cumulative=tuple(r.count for r in cumulative), forgets=forgets,
+                               cumulative_exact=tuple(r.exact for r in cumulative),
+                               notes=(note,) + joint.notes)

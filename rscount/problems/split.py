@@ -1,0 +1,343 @@
+"""Split a problem whose labels read disjoint sets of concepts into independent sub-problems.
+
+On the exhaustive support (a product of the concept domains), with no
+supervision tied to single support vectors, the optimal maps of such a
+problem are tuples of optimal maps of its parts, so the count is the product
+of the parts' counts. For ``disentangled`` this needs only disjoint label
+variables. For ``complete`` and ``permutation`` a map could also send a
+ground-truth concept of one part to a predicted concept of another; on the
+exhaustive support such a map is never optimal, because each label's
+predicted value would ignore a concept its true value changes with (checked
+on the knowledge; the concepts no label changes with must share one part). ``shared`` splits when every concept
+group lies inside one part.
+
+On any other support the maps of ``disentangled`` and ``shared`` (groups
+inside parts) still factor: each support vector's labels hold iff each
+part's labels hold on its projection, so each part counts on the projected
+support (a vector supervised in full stays supervised on every projection).
+So do ``complete`` and ``permutation`` maps on a listed support when the
+support itself keeps every part's sources inside the part (see
+:func:`sources_stay_apart`).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..language.logic import variables
+from ..model.support import Support, exhaustive, grid, label_ids, row_codes
+from ..model.task import Task
+from .problem import Problem, Supervision
+
+__all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared"]
+
+MAX_LABEL_GRID = 1 << 22
+MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
+MAX_HITTING_ROUNDS = 256  # candidates checked on the rows; past either limit the part counts as not rigid
+SPLIT_CLASSES = ("complete", "permutation", "disentangled", "shared")
+
+
+def components(task: Task) -> list:
+    """Groups of label indices connected through shared concepts, with their concept indices."""
+    reads = [sorted(task.index(n) for n in variables(lab.expr)) for lab in task.labels]
+    parent = list(range(len(reads)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    owner: dict = {}
+    for n, cs in enumerate(reads):
+        for c in cs:
+            if c in owner:
+                parent[find(n)] = find(owner[c])
+            else:
+                owner[c] = n
+    parts: dict = {}
+    for n in range(len(reads)):
+        parts.setdefault(find(n), []).append(n)
+    return [(tuple(ls), tuple(sorted({c for n in ls for c in reads[n]}))) for ls in parts.values()]
+
+
+def grid_labels(task: Task, concepts) -> np.ndarray:
+    """Label codes, shape (n, labels), of every value tuple of ``concepts`` in grid order (the others at 0).
+
+    Only the labels that read no other concept are meaningful.
+    """
+    sub = grid(tuple(task.sizes[c] for c in concepts))
+    full = np.zeros((len(sub), task.k), dtype=np.int64)
+    full[:, list(concepts)] = sub
+    return task.evaluate(full)
+
+
+def essential(task: Task, label: int) -> frozenset | None:
+    """The concepts label ``label`` really changes with (None: its mentioned concepts are too many to check)."""
+    cs = sorted(task.index(n) for n in variables(task.labels[label].expr))
+    sizes = tuple(task.sizes[c] for c in cs)
+    if int(np.prod(sizes, dtype=np.int64)) > MAX_LABEL_GRID:
+        return None
+    values = grid_labels(task, cs)[:, label].reshape(sizes)
+    return frozenset(c for a, c in enumerate(cs) if np.any(np.diff(values, axis=a) != 0))
+
+
+def _parts_are_closed(task: Task, where: dict) -> bool:
+    """Whether every complete map with an optimal chance keeps each part's concepts inside it.
+
+    On the exhaustive support an optimal map sends each label's essential
+    concepts onto themselves, hence each part's essential concepts too; the
+    concepts no label depends on stay together, so they must lie in one part.
+    """
+    used: set = set()
+    for n in range(len(task.labels)):
+        e = essential(task, n)
+        if e is None:
+            return False
+        used |= e
+    idle = {where[c] for c in range(task.k) if c not in used}
+    return len(idle) <= 1
+
+
+def _label_parts(problem: Problem) -> tuple:
+    """The label components of a problem whose parts may be counted apart (see the module), and each concept's part.
+
+    (None, None) unless the components cover every concept and the support
+    allows a split: the exhaustive support without per-vector supervision, or
+    a listed support.
+    """
+    task = problem.task
+    if problem.map_class not in SPLIT_CLASSES or len(task.labels) < 2:
+        return None, None
+    if problem.support.exhaustive:
+        if problem.supervision.vectors:
+            return None, None
+    elif not problem.support.listed:
+        return None, None
+    parts = components(task)
+    constant = tuple(n for ls, cs in parts if not cs for n in ls)  # labels that read no concept hold anywhere
+    parts = [p for p in parts if p[1]]
+    if constant and parts:
+        parts[0] = (tuple(sorted(parts[0][0] + constant)), parts[0][1])
+    covered = {c for _, cs in parts for c in cs}
+    if len(parts) < 2 or len(covered) != task.k:
+        return None, None
+    return parts, {c: n for n, (_, cs) in enumerate(parts) for c in cs}
+
+
+def _crosses(task: Task, where: dict) -> bool:
+    return any(len({where[task.index(x)] for x in g}) > 1 for g in task.groups)
+
+
+def split_problem(problem: Problem) -> list | None:
+    """The independent sub-problems of ``problem``, or None when it does not split (a learned head reads all the
+    labels at once: two vectors apart on one part's labels stay apart)."""
+    if problem.inference != "knowledge" or problem.parts:  # several tasks: rows show only their own labels
+        return None
+    task = problem.task
+    parts, where = _label_parts(problem)
+    if parts is None:
+        return None
+    if problem.map_class == "shared" and _crosses(task, where):
+        return None
+    if problem.map_class in ("complete", "permutation"):
+        closed = _parts_are_closed(task, where) if problem.support.exhaustive else sources_stay_apart(problem, parts)
+        if not closed:
+            return None
+    return _sub_problems(problem, parts)
+
+
+def sources_stay_apart(problem: Problem, parts: list) -> bool:
+    """Whether every optimal complete map on the listed support has each label part read its own concepts.
+
+    A complete map gives each predicted concept one source concept, all
+    different, so the predicted concepts of a part P read a set T of |P|
+    sources, and P's labels must be a function of T's values on the support
+    (two rows that agree on T but want different labels defeat every value
+    map). P is *rigid* when its own concepts are the only such set of at
+    most |P| concepts; when every part but one is rigid, the last one gets
+    the concepts left over, which are its own.
+    """
+    task = problem.task
+    if task.k > 62:
+        return False
+    G = np.asarray(problem.support.vectors, dtype=np.int64)
+    full = row_codes(G, list(task.sizes))
+    rigid = loose = 0
+    for labels, concepts in sorted(parts, key=lambda p: len(p[1])):
+        if rigid == len(parts) - 1:
+            break  # the one part left gets the concepts left: its own
+        wanted, _ = label_ids(problem.labels[:, list(labels)])
+        if _rigid(G, full, wanted, task.sizes, sum(1 << c for c in concepts), len(concepts)):
+            rigid += 1
+        else:
+            loose += 1
+            if loose > 1:
+                return False
+    return True
+
+
+def _rigid(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, own: int, most: int) -> bool:
+    """Whether ``own`` (a bit mask of concepts) is the only set of at most ``most`` concepts whose values on the
+    rows of ``G`` determine ``wanted``.
+
+    A set determines the labels iff it hits the difference mask of every
+    pair of rows that want different labels. The masks are found lazily: a
+    candidate set that hits the masks known so far is checked on the rows,
+    and the pairs it cannot tell apart add their masks, until no candidate
+    other than ``own`` is left (rigid) or one checks out (not rigid).
+    """
+    masks: list = []
+    bits = np.int64(1) << np.arange(G.shape[1], dtype=np.int64)
+    for _ in range(MAX_HITTING_ROUNDS):
+        other = _other_hitting_set(masks, own, most)
+        if other is None:
+            return True
+        if other is False:
+            return False  # out of search nodes: not proven
+        cols = [c for c in range(G.shape[1]) if other >> c & 1]
+        keys = row_codes(G[:, cols], [sizes[c] for c in cols])
+        order = np.lexsort((full, keys))  # rows alike on the rest side by side: small masks
+        k, w = keys[order], wanted[order]
+        clash = np.flatnonzero((k[1:] == k[:-1]) & (w[1:] != w[:-1]))
+        if not len(clash):
+            return False
+        found = {int(m) for m in (G[order[clash]] != G[order[clash + 1]]) @ bits}
+        masks.extend(sorted(found, key=int.bit_count)[:8])
+    return False
+
+
+def _other_hitting_set(masks: list, own: int, most: int):
+    """A set of at most ``most`` concepts, not ``own``, that hits every mask; None if there is none, False if the
+    search ran out of nodes. Each branch takes one concept of the least-covered mask and rules out the ones
+    tried before it, so no set is visited twice."""
+    budget = [MAX_HITTING_NODES]
+
+    def go(chosen: int, ruled_out: int, size: int):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        best = None
+        for m in masks:
+            if not m & chosen:
+                m &= ~ruled_out
+                if not m:
+                    return None
+                if best is None or m.bit_count() < best.bit_count():
+                    best = m
+        if best is None:
+            return None if chosen == own else chosen
+        if size == most:
+            return None
+        while best:
+            b = best & -best
+            best ^= b
+            found = go(chosen | b, ruled_out, size + 1)
+            if found is not None:
+                return found
+            ruled_out |= b
+        return None
+
+    return go(0, 0, 0)
+
+
+def split_shared(problem: Problem) -> list | None:
+    """Under ``shared``, the label parts of a problem whose concept groups cross them (None otherwise).
+
+    The parts are not independent (a group's one value map serves several),
+    so their maps must be intersected, not multiplied; each part keeps the
+    members of every group it holds.
+    """
+    if problem.parts:
+        return None
+    parts, where = _label_parts(problem)
+    if (parts is None or problem.map_class != "shared" or not _crosses(problem.task, where)
+            or not problem.support.exhaustive):
+        return None
+    return _sub_problems(problem, parts, keep_partial_groups=True)
+
+
+def _sub_problems(problem: Problem, parts: list, keep_partial_groups: bool = False) -> list:
+    task = problem.task
+    out = []
+    for n, (labels, cs) in enumerate(parts):
+        index = {c: m for m, c in enumerate(cs)}
+        names = {task.concepts[c].name for c in cs}
+        sub = Task(name=f"{task.name}[{','.join(task.labels[l].name for l in labels)}]",
+                   concepts=tuple(task.concepts[c] for c in cs), labels=tuple(task.labels[l] for l in labels),
+                   groups=tuple(tuple(x for x in g if x in names) for g in task.groups
+                                if (set(g) & names if keep_partial_groups else set(g) <= names)))
+        concepts = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+        if problem.support.exhaustive:
+            out.append(Problem(sub, exhaustive(sub), problem.map_class, Supervision(concepts=concepts)))
+            continue
+        support, rows = _project(problem.support, cs, problem.supervision.vectors)
+        if not rows and support.length == sub.space_size:  # the projection holds every vector: counters see that
+            support = dataclasses.replace(exhaustive(sub), kind=f"{support.kind}, every vector")
+        out.append(Problem(sub, support, problem.map_class, Supervision(rows, concepts)))
+    return out
+
+
+def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
+    """The distinct rows of ``support`` on ``concepts``, and which of them some supervised row projects to."""
+    rows, inverse = np.unique(support.vectors[:, list(concepts)], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    kept = frozenset(int(inverse[r]) for r in supervised)
+    return Support(rows, f"{support.kind}, projected"), kept
+
+
+def without_unread(problem: Problem) -> tuple | None:
+    """Under ``disentangled`` and ``shared``: (the problem without the concepts no label reads, the number of
+    value maps those concepts may take, their names), or None where every concept is read.
+
+    A concept no label reads (and, under shared, no member of its group) has a value map that changes no label:
+    it is free except where supervision pins a value (f(u) = u for every supervised value u shown on the
+    support), so the count is the rest's count times prod d^(d - pinned). The rest counts on the support's rows
+    projected on the read concepts (equal projections merged: they constrain the maps alike).
+    """
+    if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge" or problem.parts:
+        return None
+    task = problem.task
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    units = [sorted(set(task.group_of(i))) if problem.map_class == "shared" else [i] for i in range(task.k)]
+    free = sorted(i for i in range(task.k) if not set(units[i]) & read)
+    whole = problem.support.exhaustive and not problem.supervision.vectors  # every value of every concept shown
+    if not free or len(free) == task.k or not (whole or problem.support.listed):
+        return None
+    keep = [i for i in range(task.k) if i not in free]
+    pinned: dict = {}  # value-map unit -> values pinned by supervision
+    sup_rows = problem.supervision.vectors
+    items = [(i, u) for i, u in problem.supervision.concepts if i in free]
+    if whole:
+        for i, u in items:
+            pinned.setdefault(units[i][0], set()).update(range(task.sizes[i]) if u is None else (u,))
+    elif sup_rows or items:
+        for r, g in enumerate(problem.support.vectors.tolist()):
+            for i in problem.supervised(r, g):
+                if i in free:
+                    pinned.setdefault(units[i][0], set()).add(g[i])
+    index = {old: new for new, old in enumerate(keep)}
+    sub_task = dataclasses.replace(
+        task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
+        groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
+    sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+    if whole:  # the projection of the whole space is the whole space of the rest: nothing to list
+        sub = Problem(sub_task, exhaustive(sub_task), problem.map_class, Supervision(frozenset(), sub_items))
+        return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+    unique, inverse = np.unique(problem.support.vectors[:, keep], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    sub_rows = frozenset(int(inverse[r]) for r in sup_rows)
+    full = len(unique) == sub_task.space_size
+    support = exhaustive(sub_task) if full and not sub_rows else Support(unique, problem.support.kind)
+    sub = Problem(sub_task, support, problem.map_class, Supervision(sub_rows, sub_items))
+    return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+
+
+def _free_factor(task: Task, units: list, free: list, pinned: dict) -> int:
+    """Value maps of the free units: d choices for each value not pinned by supervision."""
+    factor = 1
+    for unit in {units[i][0] for i in free}:
+        d = task.sizes[unit]
+        factor *= d ** (d - len(pinned.get(unit, ())))
+    return factor

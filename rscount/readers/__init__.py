@@ -1,0 +1,1 @@
+"""Knowledge from files: task specs, rsbench generator configs, DIMACS (and the gates hidden in it)."""

@@ -1,0 +1,313 @@
+"""Results: readable concept maps, what a counter reports, and the final CountResult."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from ..errors import RscountError
+
+__all__ = ["ConceptMap", "JointMap", "Tally", "TaskCount", "CountResult", "format_count", "log10_count"]
+
+
+@dataclass(frozen=True)
+class ConceptMap:
+    """A value map alpha: ``assign[j][u] = (i, v)`` sends value u of gt concept j to value v of concept i."""
+
+    assign: tuple
+    names: tuple = field(compare=False)
+    domains: tuple = field(compare=False)
+
+    @property
+    def is_identity(self) -> bool:
+        return all(t == (j, u) for j, row in enumerate(self.assign) for u, t in enumerate(row))
+
+    def __call__(self, vector) -> tuple:
+        """Apply the map to an index vector (defined when predicted concepts come out one-hot)."""
+        out = [None] * len(self.names)
+        for j, u in enumerate(vector):
+            i, v = self.assign[j][u]
+            out[i] = v
+        return tuple(out)
+
+    def __str__(self) -> str:
+        parts = []
+        for j, row in enumerate(self.assign):
+            targets = {i for i, _ in row}
+            src = self.names[j]
+            if len(targets) > 1:
+                parts.append((j, ", ".join(f"{src}={self.domains[j][u]} -> {self.names[i]}={self.domains[i][v]}"
+                                       for u, (i, v) in enumerate(row))))
+                continue
+            i = targets.pop()
+            changed = [(u, v) for u, (_, v) in enumerate(row)
+                       if self.domains[j][u] != self.domains[i][v]]
+            head = self.names[i] if i == j else f"{self.names[i]} <- {src}"
+            if not changed and i == j:
+                continue
+            values = ", ".join(f"{self.domains[j][u]}->{self.domains[i][v]}" for u, (_, v) in enumerate(row))
+            parts.append((i, head if not changed and len(row) == len(self.domains[i]) else f"{head}: {values}"))
+        return " | ".join(text for _, text in sorted(parts)) or "identity"
+
+
+@dataclass(frozen=True)
+class JointMap:
+    """A map on whole concept vectors (class ``joint``); ``pairs`` lists (vector, image)."""
+
+    pairs: tuple
+    format_vector: Callable = field(compare=False, repr=False)
+
+    @property
+    def is_identity(self) -> bool:
+        return all(a == b for a, b in self.pairs)
+
+    def __str__(self) -> str:
+        moved = [f"{self.format_vector(a)}->{self.format_vector(b)}" for a, b in self.pairs if a != b]
+        return ", ".join(moved) or "identity"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a counter reports: the count and how sure it is."""
+
+    count: int
+    exact: bool = True
+    lower: int | None = None
+    upper: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    notes: tuple = ()
+    encoding: dict | None = None  # size of the CNF the backend built itself, if any
+    intended: bool = True  # whether the intended map is among those counted (not so under a restricted head)
+
+
+@dataclass(frozen=True)
+class TaskCount:
+    """One task of several: its optimal maps alone, over its own concepts and over the union of all concepts."""
+
+    task: str
+    count: int
+    count_union: int
+    exact: bool = True
+
+    def to_dict(self) -> dict:
+        return {"task": self.task, "count": self.count, "count_union": self.count_union, "exact": self.exact}
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """The number of optimal concept maps of a problem, and how it was obtained."""
+
+    task: str
+    map_class: str
+    support: str
+    support_size: int
+    supervision: str
+    count: int
+    exact: bool
+    backend: str
+    seconds: float
+    lower: int | None = None
+    upper: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    encoding: dict | None = None
+    notes: tuple = ()
+    warnings: tuple = ()
+    plan: object = field(default=None, repr=False, compare=False)  # the dispatch.Plan that was executed
+    answered: int | None = None  # index of the plan step that gave the count
+    parts: tuple = field(default=(), repr=False, compare=False)  # the parts' results, where the count is split
+    inference: str = "knowledge"  # who gives the labels: K, or a head the model learns (problem.INFERENCES)
+    intended: bool = True  # the intended map is one of the counted ones (a restricted head may not fit K at all)
+    per_task: tuple = ()  # several tasks: a TaskCount each, in the order given
+    cumulative: tuple = ()  # several tasks: the count after tasks 1..t (over every task's concepts)
+    forgets: tuple = ()  # several tasks: maps optimal for task t alone that break one of tasks 1..t-1
+    cumulative_exact: tuple = ()  # several tasks: whether each cumulative count is exact
+    _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
+    _enumerate: Callable | None = field(default=None, repr=False, compare=False)
+    _renamed: Callable | None = field(default=None, repr=False, compare=False)
+    _heads: Callable | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def rs_count(self) -> int:
+        """Reasoning shortcuts: optimal maps other than the identity."""
+        return self.count - int(self.intended)
+
+    @property
+    def has_shortcuts(self) -> bool:
+        return self.count > 1 if self.exact else (self.lower or 0) > 1
+
+    def up_to_renaming(self, timeout: float | None = None) -> int:
+        """Under a learned head: the optimal maps up to renamings of predicted concept values (a head absorbs
+        any such renaming), by Burnside's lemma (:mod:`rscount.heads.renaming`). BackendError where it is not defined
+        (concept supervision) or too costly."""
+        from ..errors import BackendError
+        if self._renamed is None:
+            raise BackendError("counts up to renaming are for an exact count under a learned head "
+                               "(inference='learned' or 'learned:linear')")
+        return self._renamed(timeout)
+
+    def head_space(self, concept_map=None, timeout: float | None = None):
+        """Under a learned head: the heads that complete ``concept_map`` (the identity by default), determined on
+        the support's image, forced or free off it (:mod:`rscount.heads.space`)."""
+        from ..errors import BackendError
+        if self._heads is None:
+            raise BackendError("head counts are for a count under a learned head (inference='learned' or "
+                               "'learned:linear')")
+        return self._heads(concept_map, timeout)
+
+    def maps(self, limit: int | None = 10, timeout: float | None = None) -> Iterator:
+        """Yield up to ``limit`` optimal maps (ConceptMap or JointMap); the identity is one.
+
+        A SAT search for them stops with CountTimeout after ``timeout`` seconds.
+        """
+        if self._enumerate is None:
+            raise NotImplementedError("this result carries no problem to enumerate maps from")
+        return self._enumerate(limit, timeout)
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.task, "map_class": self.map_class, "support": self.support,
+            "support_size": self.support_size, "supervision": self.supervision, "inference": self.inference,
+            "count": self.count, "rs_count": self.rs_count, "exact": self.exact, "intended_counted": self.intended,
+            "lower": self.lower if not self.exact else self.count,
+            "upper": self.upper if not self.exact else self.count,
+            "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
+            "seconds": round(self.seconds, 6), "encoding": self.encoding,
+            "notes": list(self.notes), "warnings": list(self.warnings),
+            "plan": self.plan.lines() if self.plan is not None else None,
+            "answered_by_step": None if self.answered is None else self.answered + 1,
+            **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
+                "cumulative_exact": list(self.cumulative_exact or (True,) * len(self.cumulative)),
+                "forgets": list(self.forgets), "survive_every_step": self.rs_count} if self.per_task else {}),
+        }
+
+    def explain(self) -> str:
+        """The plan that was executed, the step that answered, and what the steps before it said."""
+        if self.plan is None:
+            return "no plan recorded"
+        lines = [str(self.plan), f"answered by step {self.answered + 1}: {self.backend}"]
+        if self.parts:
+            for part in self.parts:
+                lines += ["  " + line for line in part.explain().splitlines()]
+        else:
+            lines += [f"  said: {n}" for n in self.notes if " gave up (" in n]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        kind = "exact" if self.exact else (f"approximate, within factor 1+{self.epsilon} "
+                                            f"with probability >= {1 - self.delta:g}")
+        lines = [
+            f"task          {self.task}",
+            f"support       {self.support} ({format_count(self.support_size).split(' (')[0]} vectors)",
+            f"map class     {self.map_class}",
+            f"supervision   {self.supervision}",
+        ]
+        if self.inference == "learned:linear":
+            lines.append("inference     learned:linear (a map counts when some linear head over its one-hot "
+                         "predictions gives every support label)")
+        elif self.inference != "knowledge":
+            lines.append(f"inference     {self.inference} (a map counts when some head gives every support "
+                         f"label from its predictions; the head is then fixed on the support's image)")
+        lines += [
+            f"optimal maps  {format_count(self.count)}",
+            f"shortcuts     {format_count(self.rs_count)}"
+            + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.rs_count == 0
+               and self.intended else ""),
+        ]
+        if not self.exact:
+            lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
+        if not self.intended:
+            lines.append("intended      not among them: no head of this class gives every support label from the "
+                         "true concepts (the model cannot fit K here)")
+        lines += self._several_lines()
+        enc = ""
+        if self.encoding:
+            n = self.encoding.get("blocks")
+            blocks = f" for the largest of {n} block{'s' if n != 1 else ''}" if n else ""
+            if "quotient_vectors" in self.encoding:
+                enc = f", {self.encoding['quotient_vectors']} quotient vectors"
+            elif self.encoding.get("method") == "quantified SDD":
+                enc = f", quantified SDD over {self.encoding['vars']} vars, {self.encoding['sdd_nodes']} nodes{blocks}"
+            else:
+                enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses{blocks}"
+        lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.seconds:.3f} s"]
+        lines += [f"note          {n}" for n in self.notes]
+        lines += [f"warning       {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+    def _several_lines(self) -> list:
+        """Several tasks: each task alone, and the sequence in the order given."""
+        if not self.per_task:
+            return []
+        width = max(len(t.task) for t in self.per_task)
+        lines = ["per task      (alone, over its own concepts / over every task's concepts)"]
+        lines += [f"  {t.task:<{width}}  {'' if t.exact else '~'}{format_count(t.count)} / "
+                  f"{'' if t.exact else '~'}{format_count(t.count_union)}" for t in self.per_task]
+        lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
+                     "break an earlier task)")
+        exact = self.cumulative_exact or (True,) * len(self.cumulative)
+        lines += [f"  {n}. {t.task:<{width}}  {'' if e else '~'}{format_count(c)}; forgets "
+                  f"{format_count(f) if f is not None else 'n/a (approximate counts)'}"
+                  for n, (t, c, f, e) in enumerate(zip(self.per_task, self.cumulative, self.forgets, exact), 1)]
+        lines.append(f"  shortcuts that survive every step: {'' if self.exact else '~'}{format_count(self.rs_count)}")
+        return lines
+
+    # --- notebook --------------------------------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        from .notebook import escape, table
+        kind = "exact" if self.exact else f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
+        rows = [("task", self.task), ("support", f"{self.support} ({format_count(self.support_size)} vectors)"),
+                ("map class", self.map_class), ("supervision", self.supervision), ("inference", self.inference),
+                ("optimal maps", format_count(self.count)), ("shortcuts", format_count(self.rs_count)),
+                ("backend", f"{self.backend} ({kind})"), ("time", f"{self.seconds:.3f} s")]
+        if not self.exact:
+            rows.insert(5, ("bounds", f"[{format_count(self.lower)}, {format_count(self.upper)}]"))
+        maps = ""
+        if self.exact and self.count <= 1000 and self._enumerate is not None:
+            try:
+                shown = [str(m) for m in self.maps(5, timeout=2)]
+                maps = "<p>optimal maps (first 5)</p><ul>" + "".join(f"<li><code>{escape(m)}</code></li>"
+                                                                     for m in shown) + "</ul>"
+            except (RscountError, NotImplementedError):  # a courtesy here; the count stands without it
+                maps = ""
+        notes = "".join(f"<li>{escape(n)}</li>" for n in self.notes + self.warnings)
+        return table(rows) + maps + (f"<ul>{notes}</ul>" if notes else "")
+
+    def plot(self, path=None):
+        """Draw the count against the size of its map class (log scale); save to ``path`` (PNG or SVG).
+
+        Without ``path`` the matplotlib figure is returned (a notebook shows it).
+        """
+        from ..files.writing import pyplot
+        plt = pyplot(to_file=path is not None)
+        bars = [("identity", 1), ("optimal maps", self.count)]
+        if self._class_size is not None and self.map_class != "joint":
+            bars.append((f"{self.map_class} maps", self._class_size()))
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.barh([b[0] for b in bars], [log10_count(b[1]) for b in bars], color=["#999", "#c33", "#39c"][:len(bars)])
+        ax.set_xlabel("log10 of the number of maps")
+        ax.set_title(f"{self.task}: {format_count(self.count)} optimal maps ({self.map_class})", fontsize=9)
+        fig.tight_layout()
+        from ..files.writing import show_or_save
+        return show_or_save(fig, path)
+
+
+def log10_count(n: int) -> float:
+    """log10 of an integer of any size."""
+    return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
+
+
+def format_count(n: int | None) -> str:
+    """Print an integer in full, or as ~mantissa x 10^exp with its digit count when huge."""
+    if n is None:
+        return "unknown"
+    if abs(n) < 10 ** 30:
+        return str(n)
+    m = abs(n)  # no str(m): Python refuses to print integers of over 4,300 digits
+    digits = int((m.bit_length() - 1) * math.log10(2)) + 1
+    if 10 ** digits <= m:
+        digits += 1
+    lead = str(m // 10 ** (digits - 4))
+    return f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1} ({digits} digits; --json prints every digit)"
