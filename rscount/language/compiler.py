@@ -15,7 +15,7 @@ from .circuit import FALSE, TRUE, Circuit, Lit
 from .logic import ARITHMETIC, COMPARISON, Const, Expr, Op, Var
 from .semantics import SCALAR
 
-__all__ = ["ValueTable", "compile_bounded", "MAX_VALUES"]
+__all__ = ["ValueTable", "compile_bounded", "compile_truths", "MAX_VALUES"]
 
 ValueTable = dict  # value -> Lit
 MAX_VALUES = 100_000
@@ -39,6 +39,12 @@ def compile_bounded(expr: Expr, circuit: Circuit, inputs: dict, text: str = "") 
     _estimate(expr, inputs, compiler)
     table = compiler.table(expr)
     return table, compiler.bound
+
+
+def compile_truths(exprs, circuit: Circuit, inputs: dict, text: str = "") -> list:
+    """The literal of each truth-valued expression, compiled into one circuit with shared sub-expressions."""
+    compiler = _Compiler(circuit, inputs, text)
+    return [compiler.truth(e) for e in exprs]
 
 
 class _Compiler:
