@@ -71,8 +71,10 @@ from .planning import multitask
 from .planning.dispatch import Plan, Step, plan
 from .problems.encoding import Encoding, encode
 from .problems.problem import MAP_CLASSES, Problem, Supervision, make_supervision
+from .readers.problog import task_from_problog
 from .readers.rsbench import load_config
 from .readers.spec import load_spec, task_from_spec, task_from_sympy, task_from_text
+from .readers.tables import task_from_function, task_from_table
 from .results.count import ConceptMap, CountResult, JointMap
 from .sweeps import sweep
 from .tasks import get_task, task_names
@@ -85,5 +87,5 @@ __all__ = [
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
     "CountTimeout", "DimacsError", "OptionError", "sweep", "HarnessError", "audit", "compare", "Audit", "Comparison",
-    "multitask", "__version__",
+    "multitask", "task_from_problog", "task_from_function", "task_from_table", "__version__",
 ]

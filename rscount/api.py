@@ -109,15 +109,23 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
 
 def tasks_from_spec(spec: Mapping | str | Path) -> list:
     """The tasks of a spec (data or a file): its ``tasks:`` (task specs or library names), else the one task."""
+    from .readers.entries import ENTRY_KINDS, task_from_entry
     from .readers.spec import load_spec, spec_tasks, task_from_spec
     data = spec if isinstance(spec, Mapping) else load_spec(spec)
+    folder = Path(spec).parent if isinstance(spec, (str, Path)) else Path(".")
+    entry = next((k for k in ENTRY_KINDS if isinstance(data, Mapping) and k in data), None)
+    if entry is not None and "tasks" not in data:
+        return [task_from_entry(entry, data[entry], folder)]
     items = spec_tasks(data)
     if items is None:
         return [task_from_spec(data)]
     out = []
     for item in items:
+        kind = next((k for k in ENTRY_KINDS if isinstance(item, Mapping) and k in item), None)
         if isinstance(item, str):
             out.append(get_task(item))
+        elif kind is not None:
+            out.append(task_from_entry(kind, item[kind], folder))
         elif "task" in item:  # a library task with its parameters
             extra = sorted(set(item) - {"task", "params"})
             if extra or not isinstance(item.get("params", {}), Mapping):

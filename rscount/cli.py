@@ -28,7 +28,7 @@ from .problems.problem import INFERENCES, MAP_CLASSES
 from .problems.union import join
 from .readers.dimacs import format_dimacs, read_dimacs, task_from_cnf, write_atomic
 from .readers.rsbench import load_config
-from .readers.spec import load_spec, task_from_spec, task_from_text
+from .readers.spec import task_from_text
 from .results.count import format_count
 from .runtime.limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
 from .runtime.progress import display
@@ -72,7 +72,17 @@ def add_task_options(p: argparse.ArgumentParser, many: bool = False, title: str 
                      help="DIMACS CNF: variables are boolean concepts, label = formula holds")
     src.add_argument("--knowledge", action=_InOrder, metavar="TEXT",
                      help="knowledge text, one per label (repeatable), e.g. 'a ^ b ^ c'")
-    src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}'")
+    src.add_argument("--concepts", metavar="SPEC", help="concepts for --knowledge: 'a,b,d=0..9,col={red,blue}' "
+                     "(with --table: the concept columns, or their domains)")
+    src.add_argument("--problog", **again, metavar="FILE", help="a (Deep)ProbLog program: its neural predicates are "
+                     "the concepts, --query the labels (needs the problog extra)")
+    src.add_argument("--query", action="append", metavar="ATOM", help="with --problog: the query, e.g. "
+                     "'addition(a, b, Z)' (its free variables are the labels; repeatable)")
+    src.add_argument("--as-concepts", action="append", default=[], metavar="NAME", help="with --problog: read "
+                     "these probabilistic facts or annotated disjunctions as concepts (repeatable)")
+    src.add_argument("--table", **again, metavar="FILE", help="a table (CSV or Parquet) of concept vectors and labels, "
+                     "one row per vector")
+    src.add_argument("--labels", metavar="COLS", help="with --table: the label columns (default: the last)")
     if many:
         src.add_argument("--knowledge-tasks", action="store_true", help="each --knowledge is a task of its own "
                      "(several tasks over the --concepts), not one label of one task")
@@ -157,12 +167,22 @@ def _params(items: Sequence[str]) -> dict:
     return out
 
 
+def _entry_task(args, kind: str, path: str):
+    """The task of --problog FILE (with --query, --as-concepts) or --table FILE (with --concepts, --labels)."""
+    from .readers.entries import task_from_entry
+    if kind == "problog":
+        if not args.query:
+            raise _UsageError("--problog needs --query, e.g. --query 'addition(a, b, Z)'")
+        return task_from_entry("problog", {"file": path, "query": args.query, "as_concepts": args.as_concepts})
+    concepts = args.concepts if args.concepts and "=" in args.concepts else (
+        [c.strip() for c in args.concepts.split(",") if c.strip()] if args.concepts else None)
+    labels = [c.strip() for c in args.labels.split(",") if c.strip()] if args.labels else None
+    return task_from_entry("table", {"file": path, "concepts": concepts, "labels": labels})
+
+
 def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf or --knowledge (repeat to compare)") -> list:
     """Every task the command names, in the order of the option kinds."""
-    if args.concepts and not args.knowledge:
-        raise _UsageError("--concepts goes with --knowledge")
-    if args.param and not args.task:
-        raise _UsageError("--param goes with --task")
+    _check_companions(args)
     tasks: list = []
     groups: list = []  # the tasks each task option gave (a spec may give several), then the supports after it
     nth = 0
@@ -174,7 +194,9 @@ def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf o
         if kind == "task":
             tasks.append(get_task(value, **_params(args.param)))
         elif kind == "spec":
-            tasks += api.tasks_from_spec(load_spec(value))
+            tasks += api.tasks_from_spec(value)
+        elif kind in ("problog", "table"):
+            tasks.append(_entry_task(args, kind, value))
         elif kind == "config":
             tasks.append(load_config(value))
         elif kind == "cnf":
@@ -220,24 +242,16 @@ def _placed(args, tasks: list, groups: list) -> list | None:
     return out
 
 
-def _task(args):
-    chosen = [name for name in ("task", "spec", "config", "cnf", "knowledge") if getattr(args, name)]
-    if len(chosen) != 1:
-        raise _UsageError("give exactly one of --task, --spec, --config, --cnf, --knowledge" +
-                          (f" (got {', '.join('--' + c for c in chosen)})" if chosen else ""))
-    if args.concepts and not args.knowledge:
-        raise _UsageError("--concepts goes with --knowledge")
+def _check_companions(args) -> None:
+    """Options that only mean something beside another: refused alone, in one line."""
+    if args.concepts and not (args.knowledge or getattr(args, "table", None)):
+        raise _UsageError("--concepts goes with --knowledge or --table")
     if args.param and not args.task:
         raise _UsageError("--param goes with --task")
-    if args.task:
-        return get_task(args.task, **_params(args.param))
-    if args.spec:
-        return task_from_spec(load_spec(args.spec))
-    if args.config:
-        return load_config(args.config)
-    if args.cnf:
-        return task_from_cnf(read_dimacs(args.cnf), name=f"cnf:{args.cnf}")
-    return task_from_text(args.knowledge, args.concepts)
+    if (args.query or args.as_concepts) and not args.problog:
+        raise _UsageError("--query and --as-concepts go with --problog")
+    if args.labels and not args.table:
+        raise _UsageError("--labels goes with --table")
 
 
 def _one_support(args):
@@ -468,7 +482,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
             problems = _problems(args, designs, args.map_class)
             candidates = [api.make_problem(t, map_class=args.map_class, inference=args.inference, supervise=[
                 s for s in args.supervise if s.partition("=")[0].strip() in {c.name for c in t.concepts}])
-                for t in _candidate_tasks(args.candidate_task)]  # as the user gets them: supervised alike
+                for t in _candidate_tasks(args.candidate_task, _params(args.param))]  # as the user gets them: supervised alike
             shown = auditing.audit_tasks(problems, candidates, timeout=args.timeout, progress=progress)
         if args.plot:
             shown.plot(args.plot)
@@ -504,14 +518,20 @@ def _support_rows(args, tasks: list) -> int:
     return max(p.support.length for p in problems)
 
 
-def _candidate_tasks(names: list) -> list:
-    """The tasks --candidate-task names: library tasks, or spec files (YAML/JSON)."""
+def _candidate_tasks(names: list, params: dict) -> list:
+    """The tasks --candidate-task names: library tasks (with the --param of the tasks, where they take them), or
+    spec files (YAML/JSON)."""
     out = []
     for name in names:
         if name.lower().endswith((".yaml", ".yml", ".json")):
-            out += api.tasks_from_spec(load_spec(name))
+            out += api.tasks_from_spec(name)
         else:
-            out.append(get_task(name))
+            try:
+                out.append(get_task(name, **params))
+            except RscountError:
+                if not params:
+                    raise
+                out.append(get_task(name))
     return out
 
 

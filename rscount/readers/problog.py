@@ -45,7 +45,6 @@ class _Program:
 
 def _problog():
     try:
-        import problog  # noqa: F401
         from problog.engine import DefaultEngine
         from problog.formula import LogicDAG, LogicFormula
         from problog.logic import AnnotatedDisjunction, Constant, Or, Term, Var as PVar, term2list
@@ -370,8 +369,8 @@ def _task(dag, names: dict, prog: _Program, queries: list, name: str, where: str
             task_labels.append(Label(var if len(queries) == 1 else f"{var}_{qi + 1}", out, f"{qname}: {var}"))
     task = Task(name=name, concepts=cs, labels=tuple(task_labels),
                 description=f"ProbLog program {where}, queries {', '.join(str(q) for q in queries)}",
-                notes=(f"concepts from ProbLog's ground atoms: " + ", ".join(f"{i} = {t}" for i, t in
-                                                                           shown.items()),))
+                notes=("concepts from ProbLog's ground atoms: " + ", ".join(f"{i} = {t}" for i, t in
+                                                                          shown.items()),))
     _check_one_answer(task, answer_sets, where)
     return task
 

@@ -44,7 +44,7 @@ CROSSED = ("map_class", "support", "subsample", "seeds", "supervise", "concept_s
 OPTIONS = ("timeout", "memory_mb", "name", "grids")
 GRID_KEYS = ("tasks",) + CROSSED + OPTIONS
 TOP_ONLY = ("timeout", "memory_mb", "name", "grids")  # not inside one of several grids
-SOURCE_KEYS = ("task", "param", "knowledge", "concepts", "groups", "spec", "config", "cnf", "name")
+SOURCE_KEYS = ("task", "param", "knowledge", "concepts", "groups", "spec", "config", "cnf", "problog", "table", "name")
 MAX_POINTS = 1_000_000
 
 
@@ -278,15 +278,17 @@ def _load_source(source, folder: Path) -> tuple:
     if not isinstance(source, Mapping):
         raise SweepError(f"a task source is a mapping such as {{task: xor3}}, not {brief(source, 40)}")
     unknown = sorted(set(map(str, source)) - set(SOURCE_KEYS))
-    kinds = [k for k in ("task", "knowledge", "spec", "config", "cnf") if k in source]
+    kinds = [k for k in ("task", "knowledge", "spec", "config", "cnf", "problog", "table") if k in source]
     if unknown or len(kinds) != 1:
         raise SweepError(f"task source {brief(dict(source), 60)} needs exactly one of task, knowledge, spec, "
-                         f"config, cnf" + (f" (unknown key {unknown[0]!r})" if unknown else ""))
+                         f"config, cnf, problog, table" + (f" (unknown key {unknown[0]!r})" if unknown else ""))
     kind = kinds[0]
     keyed = dict(source)
-    if kind in ("spec", "config", "cnf"):  # keyed by content too: an edited file is a new point, not a done one
+    named = source[kind].get("file") if kind in ("problog", "table") and isinstance(source[kind], Mapping) else \
+        source[kind] if kind in ("spec", "config", "cnf") else None
+    if named is not None:  # keyed by content too: an edited file is a new point, not a done one
         try:
-            keyed["sha1"] = hashlib.sha1((folder / str(source[kind])).read_bytes()).hexdigest()[:16]
+            keyed["sha1"] = hashlib.sha1((folder / str(named)).read_bytes()).hexdigest()[:16]
         except OSError:
             pass  # the loader below names the problem
     canonical = json.dumps(keyed, sort_keys=True, default=str)
@@ -302,8 +304,11 @@ def _load_source(source, folder: Path) -> tuple:
             task = task_from_spec(load_spec(folder / str(source["spec"])))
         elif kind == "config":
             task = load_config(folder / str(source["config"]))
-        else:
+        elif kind == "cnf":
             task = task_from_cnf(read_dimacs(folder / str(source["cnf"])), name=f"cnf:{source['cnf']}")
+        else:
+            from ..readers.entries import task_from_entry
+            task = task_from_entry(kind, source[kind], folder)
     except (RscountError, TypeError) as exc:
         raise SweepError(f"task source {brief(dict(source), 60)} does not load: {exc}") from None
     if "name" in source:
