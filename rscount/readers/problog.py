@@ -182,13 +182,32 @@ def _program(prog: _Program, queries: list, P):
             text = "; ".join(heads) + (f" :- {guard}." if guard else ".")
         for clause in PrologString(text):
             out.add_clause(clause)
-    seen = set()
-    for q in queries:
-        for t in _ground_subterms(q, P):
-            if str(t) not in seen:
-                seen.add(str(t))
-                out.add_fact(Term(_INPUT, t))
+    seen = {"rscount_none"}
+    out.add_fact(Term(_INPUT, Term("rscount_none")))  # the guard is defined even where no input is named
+    inputs = [t for q in queries for t in _ground_subterms(q, P)]
+    for c in prog.clauses:  # constants the program itself passes to a neural predicate (an image named in a body)
+        for call in _calls(c, P):
+            nn = prog.neural.get((call.functor, call.arity))
+            if nn is not None:
+                inputs += [a for n, a in enumerate(call.args) if n != nn.out and a.is_ground()]
+    for t in inputs:
+        if str(t) not in seen:
+            seen.add(str(t))
+            out.add_fact(Term(_INPUT, t))
     return out
+
+
+def _calls(clause, P):
+    """The atoms a clause's body calls (through conjunctions, disjunctions and negations)."""
+    stack = [getattr(clause, "body", None)]
+    while stack:
+        t = stack.pop()
+        if t is None or not isinstance(t, P["Term"]) or isinstance(t, P["PVar"]):
+            continue
+        if t.functor in (",", ";", "\\+", "not", "call") or type(t).__name__ in ("And", "Or", "Not"):
+            stack.extend(t.args)
+        else:
+            yield t
 
 
 def _literal(v) -> str:
@@ -253,7 +272,7 @@ def _ground(program, queries: list, where: str, seconds, P):
             # keep_all: every derived atom a node of its own, so a choice atom keeps its name (digit(a,1)) even
             # where a query's answer is that very atom
             formula = engine.ground_all(db, queries=queries, target=P["LogicFormula"](keep_all=True))
-            names = {str(node.identifier): node.name for _, node, kind in formula if kind == "atom"}
+            names = {str(node.identifier): _atom_term(db, node, P) for _, node, kind in formula if kind == "atom"}
             return P["LogicDAG"].create_from(formula), names  # the DAG renames atoms; identifiers stay
     except RecursionError:
         raise KnowledgeError(f"{where}: ProbLog's grounding recursed without end; give the recursion a base case "
@@ -265,6 +284,16 @@ def _ground(program, queries: list, where: str, seconds, P):
             raise
         raise KnowledgeError(f"{where}: ProbLog cannot ground the query: {type(exc).__name__}: "
                              f"{brief(str(exc), 160)}") from None
+
+
+def _atom_term(db, node, P):
+    """The fact or choice an atom of the ground program stands for: its name may be a rule head that derives
+    from it alone (out(a) :- noise. names the atom of noise 'out(a)'); a fact's clause in the database may not."""
+    if isinstance(node.identifier, int):
+        fact = db.get_node(node.identifier)
+        if type(fact).__name__ == "fact":
+            return P["Term"](fact.functor, *fact.args)
+    return node.name
 
 
 def _task(dag, names: dict, prog: _Program, queries: list, name: str, where: str, P) -> Task:
