@@ -151,8 +151,14 @@ def _concon(t: int):
     return build
 
 
+def raven(**params) -> Task:
+    """RAVEN center_single (rsbench): 16 panels of Type, Size and Color; answer the candidate the rows' rules pick."""
+    from .raven import raven as build
+    return build(**params)
+
+
 FAMILIES = {
     "xor": mnlogic("xor"), "and": mnlogic("and"), "or": mnlogic("or"),
     "mnlogic-random": mnlogic_random, "mnadd": mnadd, "kand-logic": kand_logic, "cle4evr": cle4evr,
-    "cnf": cnf, "concon-t1": _concon(1), "concon-t2": _concon(2), "concon-t3": _concon(3),
+    "cnf": cnf, "concon-t1": _concon(1), "concon-t2": _concon(2), "concon-t3": _concon(3), "raven": raven,
 }
