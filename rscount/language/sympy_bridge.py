@@ -148,7 +148,7 @@ def to_sympy(expr, boolean_names: frozenset = frozenset()):
 
     def number(node, value):
         """A value where sympy wants a number: truth values become 0/1."""
-        if isinstance(node, Op) and node.op in BOOLEAN_OPS:
+        if isinstance(node, Op) and _boolean(node, boolean_names):  # an ITE of 0/1 is a truth value too
             return sp.Piecewise((1, value), (0, True))
         if value is sp.true or value is sp.false:
             return sp.Integer(int(value is sp.true))

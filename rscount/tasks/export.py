@@ -56,7 +56,8 @@ def knowledge_dimacs(task: Task) -> str:
 
 
 LIBRARY_DEFAULTS = ("xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "mnadd-half",
-                    "mnmath", "mnmath-b1", "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia", "concon-t1")
+                    "mnmath", "mnmath-b1", "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia", "concon-t1",
+                    "raven")
 
 
 def export_library(folder: str | Path, names=LIBRARY_DEFAULTS) -> list:
