@@ -109,7 +109,9 @@ def raven(candidates=8, attributes="type,size,color", values=3, samples=1000, se
         "groups": {a: [_panel(a, p) for p in range(panels)] for a in attrs},
         "description": f"RAVEN center_single as rsbench's DPL model reads it: {panels} panels ({k} candidates), "
                        f"{', '.join(attrs)} of {d} values; answer = the first candidate of the highest rule "
-                       f"agreement; support: {len(support)} puzzles drawn as rsbench's Phase 1",
+                       f"agreement (the model's argmax: where several candidates fit, the first; where none "
+                       f"fits, candidate 0; rsbench's data keeps its generator's target there, the model and "
+                       f"this task do not); support: {len(support)} puzzles drawn as rsbench's Phase 1",
         "params": {"candidates": k, "attributes": ",".join(attrs), "values": d},
     })
     import dataclasses

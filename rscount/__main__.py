@@ -1,0 +1,4 @@
+"""``python -m rscount``: the countrss command line."""
+from .cli import entry
+
+entry()
