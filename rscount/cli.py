@@ -901,6 +901,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     143 SIGTERM, 129 SIGHUP)."""
     out, err = sys.stdout, sys.stderr
     argv = _glued(list(sys.argv[1:] if argv is None else argv))
+    if not argv:
+        print("countrss: name a task, e.g. countrss --task xor3 --exact (countrss --help lists every option, "
+              "countrss --list-tasks the library)", file=err)
+        return 2
     command = argv[0] if argv[:1] and argv[0] in COMMANDS else "count"
     try:
         with terminating(), warnings.catch_warnings(), _thread_errors(err):
