@@ -193,3 +193,24 @@ def test_several_task_figures_that_are_estimates_are_marked():
 def test_rscount_errors_are_typed():
     for cls in (DimacsError, KnowledgeError, OptionError, TaskError):
         assert issubclass(cls, RscountError)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_joint_supervision_fix_is_smallest_on_random_supports(seed):
+    """Against every smaller set of the same kind of items, each counted: none reaches the fix's count."""
+    import itertools
+    import random as _random
+    from rscount.auditing.fixes import supervision_fix
+    rng = _random.Random(seed)
+    task = rscount.task_from_text([rng.choice(["a ^ b ^ c", "(a & b) | c", "a + b + c > 1"])], "a,b,c")
+    rows = sorted(rng.sample(range(8), rng.randint(2, 8)))
+    support = ";".join(",".join(str((r >> (2 - i)) & 1) for i in range(3)) for r in rows)
+    problem = rscount.make_problem(task, map_class="joint", support=support)
+    for by in ("value", "concept"):
+        fix = supervision_fix(problem, rscount.count_problem(problem).count, None, by=by)
+        items = [f"{c}={v}" for c in "abc" for v in (0, 1)] if by == "value" else list("abc")
+        assert rscount.count(task, map_class="joint", support=support, supervise=list(fix.items)).count == fix.count
+        for size in range(len(fix.items)):
+            for chosen in itertools.combinations(items, size):
+                assert rscount.count(task, map_class="joint", support=support,
+                                     supervise=list(chosen)).count > fix.count, (by, chosen)

@@ -175,8 +175,13 @@ def _joint_fix(problem: Problem, items: list, seconds) -> SupervisionFix:
     vec = _vectors(problem)
     chosen_of = {it: n for n, it in enumerate(items)}
     sets: set = set()
+    images: dict = {}  # vector -> the images every row of it allows (several tasks: one vector, several rows)
     for row, g in enumerate(vec):
         mask = _targets(problem, grid, labels, row, g)
+        key = tuple(g.tolist())
+        images[key] = images[key] & mask if key in images else mask
+    for key, mask in images.items():
+        g = np.array(key)
         differ = np.unique(grid[mask] != g, axis=0)
         for d in differ:
             if not d.any():
@@ -191,8 +196,11 @@ def _joint_fix(problem: Problem, items: list, seconds) -> SupervisionFix:
         return SupervisionFix((), None, True, False, "no supervision removes every shortcut: some vector of the "
                               "same label differs from a support vector only on concepts already supervised", False)
     chosen = min_hitting_set(sets, items)
-    return _verified(problem, chosen, True, f"smallest hitting set over the joint class's {len(sets):,} ways to "
-                     "move a support vector (MaxSAT)", seconds)
+    every = tuple(range(problem.task.k))
+    proven = all(part.concepts == every for part in problem.parts)  # else an item binds only its tasks' rows
+    return _verified(problem, chosen, proven, f"smallest hitting set over the joint class's {len(sets):,} ways to "
+                     "move a support vector (MaxSAT)" if proven else "hitting set over the ways to move a support "
+                     "vector, for tasks over different concepts (not proven smallest)", seconds)
 
 
 def _implicit(problem: Problem, items: list, ident, start: float, seconds: float | None) -> SupervisionFix:

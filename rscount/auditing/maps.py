@@ -13,7 +13,7 @@ from ..counters import COUNTERS
 from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
 from ..problems.problem import Problem
-from ..results.count import ConceptMap, CountResult
+from ..results.count import ConceptMap, CountResult, JointMap
 
 __all__ = ["MapTable", "list_maps", "apply_map", "realised_pairs", "identity"]
 
@@ -38,9 +38,17 @@ def identity(problem: Problem) -> ConceptMap:
                       tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts))
 
 
-def apply_map(m: ConceptMap | MapTable, vectors: np.ndarray) -> np.ndarray:
+def apply_map(m: ConceptMap | JointMap | MapTable, vectors: np.ndarray) -> np.ndarray:
     """Predicted index vectors of ``m`` on ``vectors`` (n, k); -1 marks a predicted concept that gets no value
     or two different ones (the map is not optimal on such a vector)."""
+    if isinstance(m, JointMap):  # a map on whole vectors: each row's image, looked up
+        images = dict(m.pairs)
+        out = np.full(vectors.shape, -1, dtype=np.int64)
+        for n, row in enumerate(map(tuple, vectors.tolist())):
+            image = images.get(row)
+            if image is not None:
+                out[n] = image
+        return out
     t = m if isinstance(m, MapTable) else MapTable.of(m)
     n, k = vectors.shape
     out = np.full((n, k), -1, dtype=np.int64)
