@@ -74,7 +74,7 @@ from .problems.problem import MAP_CLASSES, Problem, Supervision, make_supervisio
 from .readers.problog import task_from_problog
 from .readers.rsbench import load_config
 from .readers.spec import load_spec, task_from_spec, task_from_sympy, task_from_text
-from .readers.tables import task_from_function, task_from_table
+from .readers.tabular import task_from_function, task_from_table
 from .results.count import ConceptMap, CountResult, JointMap
 from .sweeps import sweep
 from .tasks import get_task, task_names

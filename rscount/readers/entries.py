@@ -27,5 +27,5 @@ def task_from_entry(kind: str, entry, folder: str | Path = ".") -> Task:
             raise TaskError("'problog:' needs a 'query' (one atom, or a list of them), e.g. addition(a, b, Z)")
         return task_from_problog(path, entry["query"], as_concepts=list(entry.get("as_concepts") or ()),
                                  name=entry.get("name"))
-    from .tables import task_from_table
+    from .tabular import task_from_table
     return task_from_table(path, entry.get("concepts"), entry.get("labels"), name=entry.get("name"))
