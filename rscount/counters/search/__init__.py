@@ -35,7 +35,7 @@ from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
 from .branch import Search, bijection_weight
-from .tabular import MAX_STAR, largest_star
+from .tables import MAX_STAR, largest_star
 
 __all__ = ["SearchCounter", "BACKEND", "bijection_weight"]
 

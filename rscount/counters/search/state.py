@@ -18,7 +18,7 @@ import numpy as np
 
 from ...problems.split import components
 from .symmetries import concept_blocks, value_group
-from .tabular import LabelPart, popcount_is_one
+from .tables import LabelPart, popcount_is_one
 
 MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
 GAC_CELLS = 81  # or more while a row's value tuples stay this few (booleans: 6, ternary: 4)
