@@ -214,3 +214,18 @@ def test_joint_supervision_fix_is_smallest_on_random_supports(seed):
             for chosen in itertools.combinations(items, size):
                 assert rscount.count(task, map_class="joint", support=support,
                                      supervise=list(chosen)).count > fix.count, (by, chosen)
+
+
+def test_a_background_thread_out_of_memory_is_one_line():
+    import io
+    import threading
+    from rscount.cli import _thread_errors
+    err = io.StringIO()
+
+    def boom():
+        raise MemoryError()
+    with _thread_errors(err):
+        t = threading.Thread(target=boom)
+        t.start()
+        t.join()
+    assert err.getvalue().count("\n") == 1 and "ran out of memory (--memory-limit)" in err.getvalue()
