@@ -30,7 +30,7 @@ from .readers.dimacs import format_dimacs, read_dimacs, task_from_cnf, write_ato
 from .readers.rsbench import load_config
 from .readers.spec import task_from_text
 from .results.count import format_count
-from .runtime.limits import Terminated, check_megabytes, check_seconds, memory_limit, terminating, time_limit
+from .runtime.limits import Terminated, check_megabytes, check_seed, check_seconds, memory_limit, terminating, time_limit
 from .runtime.progress import display
 from .tasks import get_task, task_names
 from .tasks.export import export_library
@@ -414,8 +414,7 @@ def _check_memory(mb: int | None) -> None:
 
 
 def _check_seed(args) -> None:
-    if not 0 <= args.seed < 1 << 63:
-        raise _UsageError(f"--seed must be a whole number from 0 to 2^63 - 1, got {args.seed}")
+    check_seed(args.seed, "--seed")
 
 
 def _check_seconds(seconds: float | None, flag: str) -> None:
