@@ -158,7 +158,7 @@ def _estimate(expr: Expr, inputs: dict, compiler: "_Compiler") -> None:
             out = {node.value}
         elif isinstance(node, Var):
             out = set(inputs[node.name]) if node.name in inputs else None
-        elif node.op in ARITHMETIC and node.op not in ("neg", "abs"):
+        elif (node.op in ARITHMETIC or node.op in COMPARISON) and node.op not in ("neg", "abs"):
             out = values(node.args[0])
             for arg in node.args[1:]:
                 other = values(arg)

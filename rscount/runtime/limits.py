@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import math
 import resource
 import signal
@@ -105,6 +106,9 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
     token = Expired(what)
 
     def fire(signum, frame):
+        if _in_gc_callback(frame):  # an exception raised there is printed and dropped: fire again just after
+            signal.setitimer(signal.ITIMER_REAL, 0.01, REPEAT)
+            return
         raise token
 
     first = seconds + GRACE
@@ -124,6 +128,16 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
             signal.signal(signal.SIGALRM, previous)
             if outer_left:
                 signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - start), 1e-3), REPEAT)
+
+
+def _in_gc_callback(frame, depth: int = 64) -> bool:
+    """Whether the signal arrived inside a garbage-collector callback (a profiler's, hypothesis's)."""
+    codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    while frame is not None and depth:
+        if frame.f_code in codes:
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
 
 
 @contextlib.contextmanager
