@@ -382,6 +382,8 @@ def build_audit_parser() -> argparse.ArgumentParser:
     how.add_argument("--candidate-task", action="append", default=[], metavar="TASK",
                      help="a task that could be added (library name or spec file; repeatable): the audit counts "
                      "the tasks with each candidate added")
+    how.add_argument("--all-concepts", action="store_true", help="rank and fix the concepts no label reads too "
+                     "(by default, under disentangled and shared, they are named apart: any model may confuse them)")
     how.add_argument("--curve", action="store_true", help="also count random supports of growing size "
                      "(how much data), over --seeds")
     how.add_argument("--sizes", metavar="N,N,...", help="support sizes for --curve (default: doubling up to "
@@ -482,7 +484,8 @@ def _audit(argv: Sequence[str], out, err) -> int:
             candidates = [api.make_problem(t, map_class=args.map_class, inference=args.inference, supervise=[
                 s for s in args.supervise if s.partition("=")[0].strip() in {c.name for c in t.concepts}])
                 for t in _candidate_tasks(args.candidate_task, _params(args.param))]  # as the user gets them: supervised alike
-            shown = auditing.audit_tasks(problems, candidates, timeout=args.timeout, progress=progress)
+            shown = auditing.audit_tasks(problems, candidates, timeout=args.timeout, progress=progress,
+                                         all_concepts=args.all_concepts)
         if args.plot:
             shown.plot(args.plot)
         print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
@@ -495,7 +498,7 @@ def _audit(argv: Sequence[str], out, err) -> int:
                 try:
                     audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
                                                          draw=args.draw, workers=args.workers, timeout=left,
-                                                         progress=progress))
+                                                         progress=progress, all_concepts=args.all_concepts))
                 except CountTimeout:
                     raise CountTimeout(f"the audit of {task.name} (building included) timed out after "
                                        f"{args.timeout:g} s before its count finished; raise --timeout or audit a "
@@ -617,6 +620,7 @@ def _train(argv: Sequence[str], out, err) -> int:
 
 
 def _count(argv: Sequence[str], out, err) -> int:
+    began = time.perf_counter()
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"countrss {__version__}", file=out)
@@ -664,6 +668,7 @@ def _count(argv: Sequence[str], out, err) -> int:
         head = _head(result, args.timeout)
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
             _emit(problem, args.emit_dimacs)
+    result = dataclasses.replace(result, command_seconds=time.perf_counter() - began)
     if args.explain and not args.json:
         print(result.explain(), file=out)
     if args.json:

@@ -11,6 +11,7 @@ from typing import Callable, Optional, Sequence
 
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
 from ..problems.problem import Problem
+from ..results.count import format_count
 from ..runtime.limits import check_seconds, check_seed, time_limit
 from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
@@ -24,10 +25,21 @@ __all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Au
 
 def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int] | None = None,
                   seeds: Sequence[int] = range(5), draw: str = "space", workers: int | None = None,
-                  timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None) -> Audit:
+                  timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None,
+                  all_concepts: bool = False) -> Audit:
     """Audit one problem: its relation, the supervision, data, class and label fixes, and (``curve``) the data
-    curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide."""
+    curve. ``timeout`` is shared out between the steps; a step out of time says what it could decide.
+
+    Concepts no label reads are free under ``disentangled`` and ``shared``: by default the audit ranks and fixes
+    the concepts the labels read and names the others apart (``all_concepts=True`` audits every concept)."""
     from ..planning.execute import count_problem
+    from ..problems.split import without_unread
+    free = None if all_concepts else without_unread(problem)
+    if free is not None:
+        inner = audit_problem(free[0], curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
+                              timeout=None if timeout is None else timeout * 0.9, progress=progress,
+                              all_concepts=True)
+        return _read_only(problem, *free, inner, None if timeout is None else max(timeout - inner.seconds, 1.0))
     if problem.inference == "learned:linear" and problem.map_class == "joint":
         raise EncodingError("the audit of a linear head covers the classes with value maps, not joint (count it: "
                             "countrss --map-class joint --inference learned:linear); audit the joint class with "
@@ -67,6 +79,25 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
                  other=other)
 
 
+def _read_only(problem: Problem, sub: Problem, factor: int, names: list, inner: Audit,
+               seconds: float | None) -> Audit:
+    """The audit of the read concepts, shown for the whole design: its count times the unread concepts' free
+    maps, those concepts named apart; the class table counts the whole design (as --map-class would)."""
+    import dataclasses
+    start = time.monotonic()
+    r = inner.result
+    scaled = {k: None if getattr(r, k) is None else getattr(r, k) * factor for k in ("lower", "upper")}
+    result = dataclasses.replace(r, task=problem.task.name, support_size=problem.support.length,
+                                 count=r.count * factor, unread=tuple(names), free_maps=factor, **scaled)
+    note = (f"the audit ranks and fixes the {sub.task.k} concepts the labels read; {len(names)} no label reads "
+            f"({', '.join(names[:6])}{' ...' if len(names) > 6 else ''}) may take any of {format_count(factor, True)}"
+            f" value maps whatever the fix (supervise them to pin them; --all-concepts / all_concepts=True audits "
+            f"every concept); fix counts are on the read concepts")
+    classes = class_counts(problem, seconds, known=result)
+    return dataclasses.replace(inner, result=result, notes=(note,) + inner.notes, classes=classes,
+                               seconds=inner.seconds + time.monotonic() - start)
+
+
 def _other_reading(problem: Problem, seconds: float | None) -> dict:
     """The count and cheapest supervision of the same design under K itself (a model that reasons with K),
     to set beside a learned head's: advice for one is not advice for the other."""
@@ -93,10 +124,12 @@ def audit(task, *, map_class: str = "complete", support=None, subsample=None, se
           curve: bool = False,
           sizes: Sequence[int] | None = None, seeds: Sequence[int] = range(5), draw: str = "space",
           workers: int | None = None, timeout: float | None = 60.0,
-          progress: Optional[Callable[[str], None]] = None, inference: str = "knowledge") -> Audit:
+          progress: Optional[Callable[[str], None]] = None, inference: str = "knowledge",
+          all_concepts: bool = False) -> Audit:
     """Audit ``task`` (a name, a Task, sympy expressions or a Problem) with the support, class, supervision,
     ``groups``, ``concepts`` and ``inference`` options of ``count``; under ``inference="learned"`` the audit
-    also gives the count and fixes under K itself, side by side."""
+    also gives the count and fixes under K itself, side by side. ``all_concepts``: rank and fix the concepts no
+    label reads too (by default they are named apart)."""
     from ..api import make_problem
     timeout = check_seconds(timeout)
     with time_limit(timeout, "the audit"):
@@ -105,11 +138,11 @@ def audit(task, *, map_class: str = "complete", support=None, subsample=None, se
             concept_sup=concept_sup, supervise=supervise, params=params, groups=groups, concepts=concepts,
             inference=inference)
         return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
-                             timeout=timeout, progress=progress)
+                             timeout=timeout, progress=progress, all_concepts=all_concepts)
 
 
 def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (), *, timeout: float | None = 60.0,
-                progress: Optional[Callable[[str], None]] = None) -> Audit:
+                progress: Optional[Callable[[str], None]] = None, all_concepts: bool = False) -> Audit:
     """Audit several tasks over shared concepts (one problem each, one map class): the joint count, each task
     alone and the sequence; what a model may confuse and the cheapest supervision (tasks over the same concepts);
     and which one of the ``candidates`` (tasks to add) removes the most shortcuts, each with its joint count."""
@@ -135,7 +168,8 @@ def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (),
         single = (problems[0], None) if len(problems) == 1 else as_single(joint)
         every = tuple(range(joint.task.k))
         if single is not None or all(part.concepts == every for part in joint.parts):
-            inner = audit_problem(single[0] if single else joint, timeout=left(0.6), progress=progress)
+            inner = audit_problem(single[0] if single else joint, timeout=left(0.6), progress=progress,
+                                  all_concepts=all_concepts)
             notes = inner.notes + ((single[1],) if single and single[1] else ())
         else:
             why = ("not decided: the tasks read different concepts, and the relation and supervision fixes are "
@@ -154,6 +188,8 @@ def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (),
                 added.append({"task": cand.task.name, "count": None, "exact": False, "why": str(exc)})
         added.sort(key=lambda a: (a["count"] is None, a["count"] or 0))
         several = len(problems) > 1  # new data and fewer labels belong to one task: not proposed for several
+        if inner.result.unread:  # the joint count with the same concepts named apart
+            result = dataclasses.replace(result, unread=inner.result.unread, free_maps=inner.result.free_maps)
         return dataclasses.replace(inner, result=result, tasks=tuple(added), notes=notes,
                                    data=None if several else inner.data, labels=[] if several else inner.labels,
                                    seconds=time.monotonic() - start)

@@ -71,6 +71,8 @@ class Audit:
             concepts.append({"name": c.name, "identifiable": c.identifiable, "values": values})
         out = {
             "task": self.result.task, "count": self.result.count, "exact": self.result.exact,
+            "read_count": self.result.read_count, "unread_concepts": list(self.result.unread),
+            "free_maps": self.result.free_maps,
             "map_class": self.result.map_class, "support": self.result.support,
             "support_size": self.result.support_size, "supervision": self.result.supervision,
             "relation": {"method": self.relation.method, "weighted": self.relation.weighted,
@@ -101,7 +103,7 @@ class Audit:
             lines.append(f"inference     {r.inference} (a linear head over the one-hot concepts, as a CBM's)")
         elif r.inference != "knowledge":
             lines.append(f"inference     {r.inference} (a model that learns its label head: CBM, Semantic Loss)")
-        lines += [f"optimal maps  {format_count(r.count)}" + ("" if r.exact else " (approximate)")]
+        lines += r._headline()
         lines += r._several_lines()
         only = "every concept (the intended map is the only optimal one)" if r.exact and r.count == 1 and \
             r.intended else "none"
@@ -120,7 +122,8 @@ class Audit:
         safe = self.identifiable
         if safe:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
-        lines += ["", "Cheapest fixes (each count computed by the counters)"]
+        lines += ["", "Cheapest fixes (each count computed by the counters" +
+                  (", on the concepts the labels read)" if r.unread else ")")]
         for label, f in (("supervise values", self.supervise_values), ("supervise concepts", self.supervise_concepts)):
             if f is None:
                 continue

@@ -23,6 +23,7 @@ from ..errors import BackendError, CountTimeout, EncodingError
 from ..model import support as supports
 from ..problems.encoding import encode
 from ..problems.problem import Problem
+from ..problems.split import unread_concepts
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
 from .dispatch import HEAD_START, Step, check_mode, generic_step, plan
@@ -73,8 +74,17 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
     from ..counters.generic.bruteforce import number_of_candidates
-    return dataclasses.replace(result, notes=problem.task.notes + result.notes,
+    return dataclasses.replace(result, notes=problem.task.notes + result.notes, **_unread(problem, result),
                                _class_size=functools.partial(number_of_candidates, problem))
+
+
+def _unread(problem: Problem, result: CountResult) -> dict:
+    """The concepts no label reads and their free value maps, which the headline shows apart from the rest."""
+    found = unread_concepts(problem)
+    if found is None or (result.exact and result.count % found[1]):
+        return {}
+    free, factor = found
+    return {"unread": tuple(problem.task.concepts[i].name for i in free), "free_maps": factor}
 
 
 def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None = None, approx: bool = False,

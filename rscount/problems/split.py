@@ -287,51 +287,64 @@ def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
     return Support(rows, f"{support.kind}, projected"), kept
 
 
-def without_unread(problem: Problem) -> tuple | None:
-    """Under ``disentangled`` and ``shared``: (the problem without the concepts no label reads, the number of
-    value maps those concepts may take, their names), or None where every concept is read.
+def unread_concepts(problem: Problem) -> tuple | None:
+    """Under ``disentangled`` and ``shared`` with K: (indices of the concepts no label reads, the number of value
+    maps they may take), or None where every concept is read or the class mixes concepts.
 
     A concept no label reads (and, under shared, no member of its group) has a value map that changes no label:
     it is free except where supervision pins a value (f(u) = u for every supervised value u shown on the
-    support), so the count is the rest's count times prod d^(d - pinned). The rest counts on the support's rows
-    projected on the read concepts (equal projections merged: they constrain the maps alike).
+    support), so the count is the rest's count times prod d^(d - pinned). Several tasks: no task's label reads it.
     """
-    if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge" or problem.parts:
+    if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge":
         return None
     task = problem.task
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
     units = [sorted(set(task.group_of(i))) if problem.map_class == "shared" else [i] for i in range(task.k)]
     free = sorted(i for i in range(task.k) if not set(units[i]) & read)
-    whole = problem.support.exhaustive and not problem.supervision.vectors  # every value of every concept shown
+    whole = problem.support.exhaustive and not problem.supervision.vectors and not problem.parts
     if not free or len(free) == task.k or not (whole or problem.support.listed):
         return None
-    keep = [i for i in range(task.k) if i not in free]
     pinned: dict = {}  # value-map unit -> values pinned by supervision
-    sup_rows = problem.supervision.vectors
     items = [(i, u) for i, u in problem.supervision.concepts if i in free]
     if whole:
         for i, u in items:
             pinned.setdefault(units[i][0], set()).update(range(task.sizes[i]) if u is None else (u,))
-    elif sup_rows or items:
+    elif problem.supervision.vectors or items:
         for r, g in enumerate(problem.support.vectors.tolist()):
             for i in problem.supervised(r, g):
                 if i in free:
                     pinned.setdefault(units[i][0], set()).add(g[i])
+    return free, _free_factor(task, units, free, pinned)
+
+
+def without_unread(problem: Problem) -> tuple | None:
+    """(the problem without the concepts no label reads, the number of value maps those concepts may take, their
+    names), or None where :func:`unread_concepts` finds none. The rest counts on the support's rows projected on
+    the read concepts (equal projections merged: they constrain the maps alike)."""
+    found = None if problem.parts else unread_concepts(problem)
+    if found is None:
+        return None
+    free, factor = found
+    task = problem.task
+    keep = [i for i in range(task.k) if i not in free]
+    sup_rows = problem.supervision.vectors
+    whole = problem.support.exhaustive and not sup_rows
     index = {old: new for new, old in enumerate(keep)}
     sub_task = dataclasses.replace(
         task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
         groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
     sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
+    names = [task.concepts[i].name for i in free]
     if whole:  # the projection of the whole space is the whole space of the rest: nothing to list
         sub = Problem(sub_task, exhaustive(sub_task), problem.map_class, Supervision(frozenset(), sub_items))
-        return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+        return sub, factor, names
     unique, inverse = np.unique(problem.support.vectors[:, keep], axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     sub_rows = frozenset(int(inverse[r]) for r in sup_rows)
     full = len(unique) == sub_task.space_size
     support = exhaustive(sub_task) if full and not sub_rows else Support(unique, problem.support.kind)
     sub = Problem(sub_task, support, problem.map_class, Supervision(sub_rows, sub_items))
-    return sub, _free_factor(task, units, free, pinned), [task.concepts[i].name for i in free]
+    return sub, factor, names
 
 
 def _free_factor(task: Task, units: list, free: list, pinned: dict) -> int:

@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from ..errors import RscountError
 
-__all__ = ["ConceptMap", "JointMap", "Tally", "TaskCount", "CountResult", "format_count", "log10_count"]
+__all__ = ["ConceptMap", "JointMap", "Tally", "TaskCount", "CountResult", "format_count", "headline_count", "log10_count"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,9 @@ class CountResult:
     cumulative: tuple = ()  # several tasks: the count after tasks 1..t (over every task's concepts)
     forgets: tuple = ()  # several tasks: maps optimal for task t alone that break one of tasks 1..t-1
     cumulative_exact: tuple = ()  # several tasks: whether each cumulative count is exact
+    unread: tuple = ()  # concepts no label reads (disentangled, shared): their value maps are free
+    free_maps: int = 1  # the value maps the unread concepts may take; count = read_count * free_maps
+    command_seconds: float | None = None  # the whole command's time, where a caller measured it (the CLI)
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
     _renamed: Callable | None = field(default=None, repr=False, compare=False)
@@ -132,6 +135,16 @@ class CountResult:
     def rs_count(self) -> int:
         """Reasoning shortcuts: optimal maps other than the identity."""
         return self.count - int(self.intended)
+
+    @property
+    def read_count(self) -> int:
+        """Optimal maps of the concepts the labels read (the unread ones' free maps divided out)."""
+        return self.count // self.free_maps
+
+    @property
+    def read_rs_count(self) -> int:
+        """Reasoning shortcuts on the concepts the labels read: what a designer of the rule has to fix."""
+        return self.read_count - int(self.intended)
 
     @property
     def has_shortcuts(self) -> bool:
@@ -170,10 +183,13 @@ class CountResult:
             "task": self.task, "map_class": self.map_class, "support": self.support,
             "support_size": self.support_size, "supervision": self.supervision, "inference": self.inference,
             "count": self.count, "rs_count": self.rs_count, "exact": self.exact, "intended_counted": self.intended,
+            "read_count": self.read_count, "read_rs_count": self.read_rs_count, "unread_concepts": list(self.unread),
+            "free_maps": self.free_maps, "count_log10": round(log10_count(self.count), 3) if self.count else None,
             "lower": self.lower if not self.exact else self.count,
             "upper": self.upper if not self.exact else self.count,
             "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
-            "seconds": round(self.seconds, 6), "encoding": self.encoding,
+            "seconds": round(self.seconds, 6), "command_seconds": None if self.command_seconds is None else
+            round(self.command_seconds, 6), "encoding": self.encoding,
             "notes": list(self.notes), "warnings": list(self.warnings),
             "plan": self.plan.lines() if self.plan is not None else None,
             "answered_by_step": None if self.answered is None else self.answered + 1,
@@ -209,14 +225,7 @@ class CountResult:
         elif self.inference != "knowledge":
             lines.append(f"inference     {self.inference} (a map counts when some head gives every support "
                          f"label from its predictions; the head is then fixed on the support's image)")
-        lines += [
-            f"optimal maps  {format_count(self.count)}",
-            f"shortcuts     {format_count(self.rs_count)}"
-            + ("  (none: the task is free of reasoning shortcuts)" if self.exact and self.rs_count == 0
-               and self.intended else ""),
-        ]
-        if not self.exact:
-            lines.append(f"bounds        [{format_count(self.lower)}, {format_count(self.upper)}]")
+        lines += self._headline()
         if not self.intended:
             lines.append("intended      not among them: no head of this class gives every support label from the "
                          "true concepts (the model cannot fit K here)")
@@ -231,18 +240,50 @@ class CountResult:
                 enc = f", quantified SDD over {self.encoding['vars']} vars, {self.encoding['sdd_nodes']} nodes{blocks}"
             else:
                 enc = f", encoding {self.encoding['vars']} vars / {self.encoding['clauses']} clauses{blocks}"
-        lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.seconds:.3f} s"]
+        lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.time_text()}"]
         lines += [f"note          {n}" for n in self.notes]
         lines += [f"warning       {w}" for w in self.warnings]
         return "\n".join(lines)
 
+
+    def _headline(self) -> list:
+        """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
+        an estimate marked ``~`` with its bounds."""
+        mark = "" if self.exact else "~"
+        bounds = "" if self.exact else (f"  (estimate: between {format_count(self.lower, short=True)} and "
+                                        f"{format_count(self.upper, short=True)} with probability >= "
+                                        f"{1 - self.delta:g})")
+        none = self.exact and self.read_rs_count == 0 and self.intended
+        if not self.unread:
+            return [f"optimal maps  {mark}{headline_count(self.count)}{bounds}",
+                    f"shortcuts     {mark}{headline_count(self.rs_count)}"
+                    + ("  (none: the task is free of reasoning shortcuts)" if none else "")]
+        n = len(self.unread)
+        names = ", ".join(self.unread[:6]) + (" ..." if n > 6 else "")
+        return [
+            f"optimal maps  {mark}{headline_count(self.read_count)}{bounds}  (on the concepts the labels read)",
+            f"shortcuts     {mark}{headline_count(self.read_rs_count)}"
+            + ("  (none on the concepts the labels read)" if none else ""),
+            f"unread        {n} concept{'s' if n != 1 else ''} no label reads ({names}): "
+            f"{format_count(self.free_maps, short=True)} value maps, any model may confuse "
+            f"{'them' if n != 1 else 'it'} (supervise them to pin them)",
+            f"in all        {mark}{format_count(self.count, short=True)} optimal maps, {mark}"
+            f"{format_count(self.rs_count, short=True)} shortcuts counting the unread concepts",
+        ]
+
+    def time_text(self) -> str:
+        """The whole command's time, with the count's part where they differ."""
+        if self.command_seconds is None or abs(self.command_seconds - self.seconds) < 0.05:
+            return f"{self.seconds:.3f} s"
+        return f"{self.command_seconds:.3f} s (counting {self.seconds:.3f} s; the rest reads the task and support)"
 
     def _several_lines(self) -> list:
         """Several tasks: each task alone, and the sequence in the order given."""
         if not self.per_task:
             return []
         width = max(len(t.task) for t in self.per_task)
-        lines = ["per task      (alone, over its own concepts / over every task's concepts)"]
+        lines = ["per task      (alone, over its own concepts / over every task's concepts"
+                 + ("; unread concepts' maps included)" if self.unread else ")")]
         lines += [f"  {t.task:<{width}}  {'' if t.exact else '~'}{format_count(t.count)} / "
                   f"{'' if t.exact else '~'}{format_count(t.count_union)}" for t in self.per_task]
         lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
@@ -259,11 +300,9 @@ class CountResult:
         from .notebook import escape, table
         kind = "exact" if self.exact else f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
         rows = [("task", self.task), ("support", f"{self.support} ({format_count(self.support_size)} vectors)"),
-                ("map class", self.map_class), ("supervision", self.supervision), ("inference", self.inference),
-                ("optimal maps", format_count(self.count)), ("shortcuts", format_count(self.rs_count)),
-                ("backend", f"{self.backend} ({kind})"), ("time", f"{self.seconds:.3f} s")]
-        if not self.exact:
-            rows.insert(5, ("bounds", f"[{format_count(self.lower)}, {format_count(self.upper)}]"))
+                ("map class", self.map_class), ("supervision", self.supervision), ("inference", self.inference)]
+        rows += [(line[:14].strip(), line[14:].strip()) for line in self._headline()]
+        rows += [("backend", f"{self.backend} ({kind})"), ("time", self.time_text())]
         maps = ""
         if self.exact and self.count <= 1000 and self._enumerate is not None:
             try:
@@ -299,8 +338,9 @@ def log10_count(n: int) -> float:
     return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
 
 
-def format_count(n: int | None) -> str:
-    """Print an integer in full, or as ~mantissa x 10^exp with its digit count when huge."""
+def format_count(n: int | None, short: bool = False) -> str:
+    """Print an integer in full, or as ~mantissa x 10^exp with its digit count when huge (``short``: the
+    power of ten alone)."""
     if n is None:
         return "unknown"
     if abs(n) < 10 ** 30:
@@ -310,4 +350,14 @@ def format_count(n: int | None) -> str:
     if 10 ** digits <= m:
         digits += 1
     lead = str(m // 10 ** (digits - 4))
-    return f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1} ({digits} digits; --json prints every digit)"
+    head = f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1}"
+    return head if short else f"{head} ({digits} digits; --json prints every digit)"
+
+
+def headline_count(n: int | None) -> str:
+    """A count for a headline: in full, with its power of ten where it has over 6 digits."""
+    if n is None or abs(n) < 10 ** 6:
+        return format_count(n)
+    if abs(n) < 10 ** 30:
+        return f"{n} (~{float(n):.2e})".replace("e+", "e")
+    return format_count(n)

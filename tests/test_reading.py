@@ -1,0 +1,97 @@
+"""What a designer reads: the headline separates the concepts the labels read from the free ones, estimates are
+marked, and the audit fixes the read concepts by default."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rscount
+from rscount.cli import main
+
+CONCON = ["--task", "concon-t1", "--task", "concon-t2", "--task", "concon-t3", "--param", "mode=strict",
+          "--param", "objects=2", "--param", "colors=2", "--map-class", "disentangled"]
+
+
+def test_concon_headline_counts_the_read_concepts_and_the_free_factor_apart(capsys):
+    assert main(CONCON) == 0
+    out = capsys.readouterr().out
+    assert "optimal maps  1  (on the concepts the labels read)" in out
+    assert "shortcuts     0" in out
+    assert "unread        4 concepts no label reads (color1, material1, color2, material2): 256 value maps" in out
+    assert "in all        256 optimal maps, 255 shortcuts" in out
+    assert main(CONCON + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["read_count"], data["read_rs_count"], data["free_maps"], data["count"]) == (1, 0, 256, 256)
+    assert data["unread_concepts"] == ["color1", "material1", "color2", "material2"]
+
+
+def test_concon_headline_in_the_notebook():
+    tasks = ["concon-t1", "concon-t2", "concon-t3"]
+    r = rscount.count(tasks, params={"mode": "strict", "objects": 2, "colors": 2}, map_class="disentangled")
+    assert (r.read_count, r.free_maps, r.count) == (1, 256, 256)
+    html = r._repr_html_()
+    assert ">optimal maps</th>" in html and ">1  (on the concepts the labels read)<" in html
+    assert "256 value maps" in html
+
+
+def test_the_free_factor_is_the_count_of_the_read_concepts_times_the_unread_maps():
+    """Checked against counting the projected task alone and the unread concepts' d^d by hand."""
+    task = rscount.task_from_text("x1 | x3", "x1,x2,x3,x4=0..2")
+    r = rscount.count(task, map_class="disentangled")
+    alone = rscount.count(rscount.task_from_text("x1 | x3", "x1,x3"), map_class="disentangled")
+    assert r.unread == ("x2", "x4") and r.free_maps == 2 ** 2 * 3 ** 3
+    assert r.read_count == alone.count and r.count == alone.count * r.free_maps
+    supervised = rscount.count(task, map_class="disentangled", supervise=["x4=1"])
+    assert supervised.free_maps == 2 ** 2 * 3 ** 2
+
+
+def test_every_concept_read_keeps_the_plain_headline(capsys):
+    assert main(["--task", "xor3", "--map-class", "disentangled"]) == 0
+    out = capsys.readouterr().out
+    assert "unread" not in out and "optimal maps  " in out
+    assert rscount.count("xor3", map_class="disentangled").unread == ()
+
+
+def test_an_estimate_is_marked_in_the_headline():
+    r = rscount.count("xor3", approx=True, backend="approxmc", seed=1)
+    text = str(r)
+    line = next(x for x in text.splitlines() if x.startswith("optimal maps"))
+    assert not r.exact and r.lower <= 24 <= r.upper
+    assert line.startswith(f"optimal maps  ~{r.count}  (estimate: between {r.lower} and {r.upper} with probability")
+    assert "shortcuts     ~" in text
+
+
+def test_the_audit_fixes_the_read_concepts_by_default(capsys):
+    args = ["audit", "--task", "concon-t1", "--task", "concon-t2", "--param", "mode=disjoint", "--param",
+            "objects=2", "--map-class", "shared"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    fixes = out.split("Cheapest fixes")[1].split("note")[0]
+    for unread in ("color", "material"):
+        assert unread not in fixes
+        assert f"\n  {unread}1\n" not in out  # no heat map for it either
+    assert "on the concepts the labels read" in out and "--all-concepts" in out
+    assert main(args + ["--all-concepts", "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert "color1" in [c["name"] for c in every["concepts"]]
+
+
+def test_the_read_only_audit_agrees_with_counting_the_fix():
+    task = rscount.task_from_text("x1 ^ x2", "x1,x2,x3,x4")
+    support = "0,0,0,0;1,1,0,1"
+    audit = rscount.audit(task, support=support, map_class="disentangled", timeout=30)
+    fix = audit.supervise_concepts
+    assert audit.result.unread == ("x3", "x4")
+    assert all(item.split("=")[0] in ("x1", "x2") for item in fix.items)
+    full = rscount.count(task, support=support, map_class="disentangled", supervise=list(fix.items))
+    assert full.read_count == fix.count
+    assert audit.classes["disentangled"][0] == rscount.count(task, support=support, map_class="disentangled").count
+
+
+@pytest.mark.parametrize("n", [999_999, 1_000_000, 123_456_789_012])
+def test_big_counts_show_their_power_of_ten(n):
+    from rscount.results.count import headline_count
+    shown = headline_count(n)
+    assert shown.startswith(str(n))
+    assert ("e" in shown) == (n >= 10 ** 6)
