@@ -426,9 +426,9 @@ def _check_seconds(seconds: float | None, flag: str) -> None:
 
 
 def _status(args, err, prog: str):
-    """The command's one progress display: under --progress, or when stderr is a terminal and neither --quiet
-    nor --json (closed by :func:`main`)."""
-    shown = display(prog, args.progress or (err.isatty() and not args.quiet and not args.json), err)
+    """The command's one progress display (closed by :func:`main`): live on a terminal, a line per step under
+    --progress, else a line every so often while the command runs; nothing under --quiet."""
+    shown = display(prog, args.progress, err, quiet=args.quiet and not args.progress)
     if shown is not None:
         _OPEN.append(shown)
     return shown
@@ -649,25 +649,15 @@ def _count(argv: Sequence[str], out, err) -> int:
             raise _UsageError("--emit-dimacs writes the CNF encoding, and class joint has none (it is counted in "
                               "closed form); choose another --map-class")
         check_output_path(args.emit_dimacs)
-    with memory_limit(args.memory_limit, "counting"), time_limit(args.timeout, "counting"):
-        tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, "
-                               "--spec, --config or --cnf for several tasks over shared concepts)")
-        if len(tasks) > 1:
-            problems = _problems(args, tasks, args.map_class)
-            problem = join(problems)
-            result = count_tasks(problems, args.backend, exact=args.exact or None, approx=args.approx,
-                                 epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
-                                 memory_mb=args.memory_limit, progress=progress)
-        else:
-            problem = _problem(args, tasks[0], args.map_class)
-            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
-                                       epsilon=args.epsilon, delta=args.delta, timeout=args.timeout,
-                                       memory_mb=args.memory_limit, progress=progress)
-        maps = [str(m) for m in result.maps(args.enumerate, args.timeout)] if args.enumerate else []
-        renamed = _renamed(result, args.timeout)
-        head = _head(result, args.timeout)
-        if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
-            _emit(problem, args.emit_dimacs)
+    try:
+        result, problem, maps, renamed, head = _counted(args, progress, began)
+    except CountTimeout as exc:
+        if args.timeout is None:
+            raise
+        done = f"; finished before it: {', '.join(exc.finished)}" if exc.finished else ""
+        where = str(exc).split(";")[0].partition(" while ")[2]
+        raise CountTimeout(f"counting timed out after {args.timeout:g} s (--timeout is the whole command's time)"
+                           f"{' while ' + where if where else ''}{done}; raise --timeout or try --approx") from None
     result = dataclasses.replace(result, command_seconds=time.perf_counter() - began)
     if args.explain and not args.json:
         print(result.explain(), file=out)
@@ -695,6 +685,33 @@ def _count(argv: Sequence[str], out, err) -> int:
             for m in maps:
                 print(f"  {m}", file=out)
     return 0
+
+
+def _counted(args, progress, began: float) -> tuple:
+    """The count command's work within its limits (the time left of --timeout): (result, problem, maps, renamed
+    head)."""
+    def left() -> float | None:
+        return None if args.timeout is None else max(args.timeout - (time.perf_counter() - began), 0.1)
+    with memory_limit(args.memory_limit, "counting"), time_limit(left(), "counting", shown=args.timeout):
+        tasks = _designs(args, "name a task: --task, --spec, --config, --cnf or --knowledge (repeat --task, "
+                               "--spec, --config or --cnf for several tasks over shared concepts)")
+        if len(tasks) > 1:
+            problems = _problems(args, tasks, args.map_class)
+            problem = join(problems)
+            result = count_tasks(problems, args.backend, exact=args.exact or None, approx=args.approx,
+                                 epsilon=args.epsilon, delta=args.delta, timeout=left(),
+                                 memory_mb=args.memory_limit, progress=progress)
+        else:
+            problem = _problem(args, tasks[0], args.map_class)
+            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                       epsilon=args.epsilon, delta=args.delta, timeout=left(),
+                                       memory_mb=args.memory_limit, progress=progress)
+        maps = [str(m) for m in result.maps(args.enumerate, left())] if args.enumerate else []
+        renamed = _renamed(result, left())
+        head = _head(result, left())
+        if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
+            _emit(problem, args.emit_dimacs)
+    return result, problem, maps, renamed, head
 
 
 RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learned-head count

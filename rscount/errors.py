@@ -66,9 +66,14 @@ class BackendError(RscountError):
 
 
 class CountTimeout(BackendError):
-    """A counter did not finish within the time limit."""
+    """A counter did not finish within the time limit; ``finished`` lists what was counted before it ran out
+    (several tasks: each count done), so that a caller can show it."""
 
     exit_status = 3
+
+    def __init__(self, message: str = "", finished: tuple = ()):
+        super().__init__(message)
+        self.finished = tuple(finished)
 
 
 def brief(value, width: int = 60) -> str:

@@ -210,4 +210,22 @@ def test_one_display_for_racing_sources():
     log = io.StringIO()
     with Display("countrss", log, live=False) as d:
         d("encoding: 10/20 support vectors")
-    assert log.getvalue() == "countrss: encoding: 10/20 support vectors\n"
+    assert log.getvalue() == "countrss: [0 s] encoding: 10/20 support vectors\n"
+
+
+def test_a_long_command_off_a_terminal_says_it_is_still_working():
+    """Without --progress and off a terminal, a heartbeat line (elapsed time and the latest step) comes every so
+    often, and none after the display closes."""
+    import io
+    import time
+
+    from rscount.runtime.progress import Display
+    log = io.StringIO()
+    with Display("countrss", log, mode="heartbeat", every=0.05) as d:
+        d("search: 100 partial maps")
+        time.sleep(0.3)
+    lines = log.getvalue().splitlines()
+    assert lines and all(x.startswith("countrss: still working after ") for x in lines)
+    assert lines[-1].endswith("(search: 100 partial maps)")
+    time.sleep(0.15)
+    assert log.getvalue().splitlines() == lines

@@ -95,3 +95,23 @@ def test_big_counts_show_their_power_of_ten(n):
     shown = headline_count(n)
     assert shown.startswith(str(n))
     assert ("e" in shown) == (n >= 10 ** 6)
+
+
+def test_a_timeout_names_the_whole_command_budget_and_keeps_what_finished(monkeypatch, capsys):
+    import rscount.planning.multitask as multitask
+    from rscount.errors import CountTimeout
+    real, calls = multitask.count_problem, []
+
+    def slow_second(problem, *args, **kw):
+        calls.append(problem)
+        if len(calls) == 2:
+            raise CountTimeout("search timed out after 0.4 s; raise timeout=")
+        return real(problem, *args, **kw)
+
+    monkeypatch.setattr(multitask, "count_problem", slow_second)
+    assert main(["--task", "xor3", "--task", "and3", "--timeout", "45"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "counting timed out after 45 s (--timeout is the whole command's time) while counting tasks 1..2" in err
+    assert "finished before it: tasks 1..1 together: 24" in err
+    assert "0.4 s" not in err

@@ -18,7 +18,7 @@ from ..model.support import Support
 from ..model.task import Task
 from ..problems.problem import Problem
 from ..problems.union import join, merged_groups, task_names, union_concepts
-from ..results.count import CountResult, TaskCount
+from ..results.count import CountResult, TaskCount, format_count
 from .execute import count_problem
 
 __all__ = ["is_several", "per_task", "count_tasks"]
@@ -67,15 +67,22 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     if not problems:
         raise TaskError("no tasks given; name at least one")
     began = time.perf_counter()
+    finished: list = []  # what was counted, shown if the time runs out
 
     def run(problem: Problem, what: str) -> CountResult:
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
-            raise CountTimeout(f"counting {len(problems)} tasks ran out of time before {what}; raise timeout=")
+            raise CountTimeout(f"counting {len(problems)} tasks ran out of time before {what}; raise timeout=",
+                               finished)
         if progress is not None and len(problems) > 1:
             progress(f"several tasks: {what}")
-        return count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
-                             seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
+        try:
+            r = count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+                              seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
+        except CountTimeout as exc:
+            raise CountTimeout(f"{str(exc).split(';')[0]} while counting {what}; raise timeout=", finished) from None
+        finished.append(f"{what}: {'' if r.exact else '~'}{format_count(r.count, short=True)}")
+        return r
 
     if len(problems) == 1:
         return run(problems[0], "the task")

@@ -1,48 +1,84 @@
 """One progress display per command: every source (racing counters, the encoder, training seeds) reports to it.
 
-On a terminal it is a single tqdm line that shows each source's latest
-message side by side and is cleared when the command ends; elsewhere (a log
-file, a pipe) each message is one line. Child processes never write to it:
-the parent thread that waits on a child reports for it, so racing workers
-cannot overwrite one another.
+On a terminal it is a single tqdm line that shows the elapsed time and each
+source's latest message side by side, refreshed every second and cleared when
+the command ends. Elsewhere (a log file, a pipe) ``--progress`` prints each
+message as a line; without it a line every HEARTBEAT seconds says the command
+is still working and what it last reported, so a long job is never silent.
+Child processes never write to it: the parent thread that waits on a child
+reports for it, so racing workers cannot overwrite one another.
 """
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from typing import TextIO
 
-__all__ = ["Display", "display"]
+__all__ = ["Display", "display", "HEARTBEAT"]
+
+HEARTBEAT = 15.0  # seconds between the status lines of a command whose stderr is not a terminal
+MODES = ("live", "lines", "heartbeat")
 
 
 class Display:
     """A callable taking ``"source: message"``; keeps the latest message per source."""
 
-    def __init__(self, prog: str, stream: TextIO | None = None, live: bool | None = None):
+    def __init__(self, prog: str, stream: TextIO | None = None, live: bool | None = None,
+                 mode: str | None = None, every: float = HEARTBEAT):
         self.prog, self.stream = prog, stream or sys.stderr
-        self.live = self.stream.isatty() if live is None else live
+        live = self.stream.isatty() if live is None else live
+        self.mode = mode or ("live" if live else "lines")
+        self.live = self.mode == "live"
+        self.began = time.monotonic()
         self._lock = threading.Lock()
         self._latest: dict = {}
         self._bar = None
+        self._done = threading.Event()
         if self.live:
             from tqdm import tqdm
             self._bar = tqdm(file=self.stream, bar_format="{desc}", leave=False, dynamic_ncols=True)
+        if self.mode != "lines":
+            threading.Thread(target=self._tick, args=(1.0 if self.live else every,), daemon=True,
+                             name=f"{prog}-status").start()
+
+    def elapsed(self) -> str:
+        return f"{time.monotonic() - self.began:.0f} s"
+
+    def _shown(self) -> str:
+        return " | ".join(f"{s}: {m}" if s else m for s, m in self._latest.items())
 
     def __call__(self, message: str) -> None:
         source, sep, rest = message.partition(": ")
         if not sep:
             source, rest = "", message
         with self._lock:
-            if self._bar is None:
-                print(f"{self.prog}: {message}", file=self.stream, flush=True)
+            if self.mode == "lines":
+                print(f"{self.prog}: [{self.elapsed()}] {message}", file=self.stream, flush=True)
                 return
             self._latest.pop(source, None)
             self._latest[source] = rest  # the newest source last
-            shown = " | ".join(f"{s}: {m}" if s else m for s, m in self._latest.items())
-            self._bar.set_description_str(f"{self.prog}: {shown}", refresh=True)
+            self._draw()
+
+    def _draw(self) -> None:
+        if self._bar is not None:
+            self._bar.set_description_str(f"{self.prog}: [{self.elapsed()}] {self._shown()}", refresh=True)
+
+    def _tick(self, every: float) -> None:
+        while not self._done.wait(every):
+            with self._lock:
+                if self._done.is_set():
+                    return
+                if self.live:
+                    self._draw()
+                else:
+                    latest = self._shown()
+                    print(f"{self.prog}: still working after {self.elapsed()}"
+                          + (f" ({latest})" if latest else ""), file=self.stream, flush=True)
 
     def close(self) -> None:
         with self._lock:
+            self._done.set()
             if self._bar is not None:
                 self._bar.close()
                 self._bar = None
@@ -54,6 +90,12 @@ class Display:
         self.close()
 
 
-def display(prog: str, wanted: bool, stream: TextIO | None = None) -> Display | None:
-    """The command's display when ``wanted`` (else None: no status at all)."""
-    return Display(prog, stream) if wanted else None
+def display(prog: str, wanted: bool, stream: TextIO | None = None, quiet: bool = False) -> Display | None:
+    """The command's display: live on a terminal, a line per message where ``wanted`` (``--progress``) off one,
+    else a heartbeat line now and then; None under ``quiet``."""
+    if quiet:
+        return None
+    stream = stream or sys.stderr
+    if stream.isatty():
+        return Display(prog, stream, mode="live")
+    return Display(prog, stream, mode="lines" if wanted else "heartbeat")
