@@ -115,3 +115,24 @@ def test_a_timeout_names_the_whole_command_budget_and_keeps_what_finished(monkey
     assert "counting timed out after 45 s (--timeout is the whole command's time) while counting tasks 1..2" in err
     assert "finished before it: tasks 1..1 together: 24" in err
     assert "0.4 s" not in err
+
+
+def test_heat_map_colour_is_each_cells_share_of_all_optimal_maps():
+    """mnadd-half shared: 2->2 is kept by 1 of the 3 maps, 0->0 by all; the colour data says 1/3 and 1 on one
+    0..1 scale for every panel, with a colour bar, counts in the cells and fixed values marked."""
+    pytest.importorskip("matplotlib")
+    a = rscount.audit("mnadd-half", map_class="shared")
+    fig = a.plot()
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["d1", "d2"]
+    for ax in panels:
+        image = ax.images[0]
+        data = image.get_array()
+        assert (image.norm.vmin, image.norm.vmax) == (0, 1)
+        assert data[0, 0] == 1 and abs(data[2, 2] - 1 / 3) < 1e-9 and data[0, 1] == 0
+        assert [t.get_text() for t in ax.texts][:2] == ["3", "3"]
+        assert ax.get_yticklabels()[0].get_text() == "0 (fixed)"
+    bars = [ax for ax in fig.axes if ax.get_ylabel() == "share of the optimal maps"]
+    assert len(bars) == 1
+    html = a._repr_html_()
+    assert "share of all optimal maps" in html and "rgba(31,119,180,0.33)" in html and "rgba(31,119,180,1.00)" in html

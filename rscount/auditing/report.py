@@ -186,43 +186,77 @@ class Audit:
         head = (f"<b>{html.escape(r.task)}</b>: {format_count(r.count)} optimal maps ({r.map_class}, "
                 f"{html.escape(r.support)}, {r.support_size} vectors); identifiable: "
                 f"{html.escape(', '.join(self.identifiable) or 'none')}")
-        tables = "".join(_matrix_html(c) for c in self.relation.concepts if not c.identifiable)
+        tables = "".join(_matrix_html(c, r.read_count) for c in self.relation.concepts if not c.identifiable)
         fixes = "".join(f"<li>{html.escape(line.strip())}</li>" for line in str(self).split("Cheapest fixes")[1]
                         .split("\n")[1:] if line.strip() and not line.startswith("time"))
-        return f"<div>{head}<div style='display:flex;flex-wrap:wrap;gap:1em'>{tables}</div><ul>{fixes}</ul></div>"
+        return (f"<div>{head}{SCALE_HTML if tables else ''}<div style='display:flex;flex-wrap:wrap;gap:1em'>"
+                f"{tables}</div><ul>{fixes}</ul></div>")
 
     def plot(self, path=None):
-        """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG)."""
+        """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG).
+
+        Colour is a cell's share of all optimal maps (one scale for every panel, with its colour bar); counts are
+        written in the cells where they fit, fixed values marked; where only existence is known cells are grey.
+        """
         from ..files.writing import pyplot
         plt = pyplot(to_file=path is not None)
         shown = [c for c in self.relation.concepts if not c.identifiable][:12] or list(self.relation.concepts[:1])
         panels = len(shown) + (self.curve is not None)
-        fig, axes = plt.subplots(1, panels, figsize=(3.2 * panels + 1, 3.4), squeeze=False)
+        fig, axes = plt.subplots(1, panels, figsize=(3.6 * panels + 1.4, 3.8), squeeze=False, layout="constrained")
+        image = None
         for ax, c in zip(axes[0], shown):
-            ax.imshow(_shares(c), vmin=0, vmax=1, cmap="Blues")
-            ax.set_title(c.name)
-            ax.set_xticks(range(len(c.values)), [str(v) for v in c.values], rotation=90)
-            ax.set_yticks(range(len(c.values)), [str(v) for v in c.values])
-            ax.set_xlabel("predicted")
-            ax.set_ylabel("true")
+            image = self._heat_map(ax, c, plt)
         if self.curve is not None:
             plot_curve(self.curve, axes[0][-1])
-        fig.suptitle(f"{self.result.task}: {format_count(self.result.count)} optimal maps ({self.result.map_class})")
-        fig.tight_layout()
+        if image is not None:
+            bar = fig.colorbar(image, ax=list(axes[0][:len(shown)]), fraction=0.04)
+            bar.set_label("share of the optimal maps" if self.relation.weighted else "possible (existence only)")
+        fig.suptitle(f"{self.result.task}: {format_count(self.result.read_count)} optimal maps "
+                     f"({self.result.map_class})" + (f"; {len(self.result.unread)} unread concepts not shown"
+                                                     if self.result.unread else ""), fontsize=10)
         return show_or_save(fig, path)
+
+    def _heat_map(self, ax, c, plt):
+        """One concept's panel: the shares drawn on the absolute 0..1 scale."""
+        import matplotlib.colors as mcolors
+        shares = shares_of(c, self.result.read_count)
+        cmap = plt.get_cmap("Blues").with_extremes(bad="#bbbbbb")
+        image = ax.imshow(np.ma.masked_invalid(shares), norm=mcolors.Normalize(0, 1), cmap=cmap)
+        d = len(c.values)
+        if d <= 10:
+            for v in range(d):
+                for u in range(d):
+                    text = _cell(c, v, u)
+                    if text != ".":
+                        dark = np.isfinite(shares[v, u]) and shares[v, u] > 0.6
+                        ax.text(u, v, text if len(text) <= 6 else text.split(" (")[0][:6], ha="center",
+                                va="center", fontsize=7, color="white" if dark else "black")
+        ax.set_title(c.name)
+        ax.set_xticks(range(d), [str(x) for x in c.values], rotation=90)
+        ax.set_yticks(range(d), [f"{x} (fixed)" if c.fixed(v) else str(x) for v, x in enumerate(c.values)])
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("true")
+        return image
 
 
 def _text(value) -> str:
     return str(value)
 
 
-def _shares(c) -> np.ndarray:
-    """Each cell's share of the row's largest weight (1 where only existence is known)."""
+def shares_of(c, total: int) -> np.ndarray:
+    """Each cell's share of all ``total`` optimal maps (0 where impossible); NaN where a pair is possible but its
+    count is not known (existence only) or undecided, so that no cell looks surer than it is."""
+    d = len(c.values)
+    out = np.zeros((d, d))
     if c.weights is None:
-        return c.possible.astype(float)
-    w = np.where(c.possible, c.weights, 0).astype(float)
-    top = w.max(axis=1, keepdims=True)
-    return np.divide(w, top, out=np.zeros_like(w), where=top > 0)
+        out[c.possible | c.undecided] = np.nan
+        return out
+    for v in range(d):
+        for u in range(d):
+            if c.possible[v, u]:
+                out[v, u] = int(c.weights[v, u]) / total if total else np.nan
+    out[c.undecided] = np.nan
+    return out
 
 
 def _cell(c, v: int, u: int) -> str:
@@ -245,16 +279,33 @@ def _matrix_text(c) -> list:
     return lines
 
 
-def _matrix_html(c) -> str:
-    shares = _shares(c)
+def _matrix_html(c, total: int) -> str:
+    shares = shares_of(c, total)
     head = "".join(f"<th>{html.escape(str(v))}</th>" for v in c.values)
     rows = []
     for v, value in enumerate(c.values):
-        cells = "".join(f"<td style='background:rgba(31,119,180,{shares[v, u]:.2f});text-align:right'>"
-                        f"{html.escape(_cell(c, v, u))}</td>" for u in range(len(c.values)))
-        rows.append(f"<tr><th>{html.escape(str(value))}</th>{cells}</tr>")
-    return (f"<table><caption>{html.escape(c.name)} (rows true, columns predicted)</caption>"
+        cells = "".join(f"<td style='background:{_shade(shares[v, u])};text-align:right' "
+                        f"title='{_share_text(shares[v, u])}'>{html.escape(_cell(c, v, u))}</td>"
+                        for u in range(len(c.values)))
+        mark = " <small>(fixed)</small>" if c.fixed(v) else ""
+        rows.append(f"<tr><th>{html.escape(str(value))}{mark}</th>{cells}</tr>")
+    return (f"<table class='relation'><caption>{html.escape(c.name)} (rows true, columns predicted)</caption>"
             f"<tr><th></th>{head}</tr>{''.join(rows)}</table>")
+
+
+def _shade(share: float) -> str:
+    """A cell's background: blue with opacity = its share of all optimal maps; grey where unknown."""
+    return "#bbbbbb" if np.isnan(share) else f"rgba(31,119,180,{share:.2f})"
+
+
+def _share_text(share: float) -> str:
+    return "count not known (existence only)" if np.isnan(share) else f"{share:.1%} of the optimal maps"
+
+
+SCALE_HTML = ("<p class='scale'>colour: a cell's share of all optimal maps, from "
+              "<span style='background:rgba(31,119,180,0.05)'>&nbsp;0%&nbsp;</span> to "
+              "<span style='background:rgba(31,119,180,1);color:white'>&nbsp;100%&nbsp;</span>; "
+              "<span style='background:#bbbbbb'>&nbsp;grey&nbsp;</span>: possible, count not known</p>")
 
 
 @dataclass(frozen=True)
