@@ -225,7 +225,7 @@ def test_json_keys():
 def test_html_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     a = audit("mnadd-half", map_class="shared", curve=True, sizes=[1, 4, 25], seeds=[0, 1], workers=1)
-    assert "<table>" in a._repr_html_()
+    assert "<table class='relation'>" in a._repr_html_()
     path = tmp_path / "audit.png"
     a.plot(path)
     assert path.read_bytes()[:4] == b"\x89PNG"
