@@ -153,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--enumerate", type=int, metavar="N", help="also print up to N optimal maps")
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--emit-dimacs", metavar="PATH", help="write the encoding as DIMACS with 'c p show'")
+    out.add_argument("--plot", metavar="FILE", help="draw the count against the size of its map class as PNG or "
+                     "SVG (needs the plot extra: pip install 'rscount[plot]')")
     add_status_options(out)
     return p
 
@@ -649,6 +651,9 @@ def _count(argv: Sequence[str], out, err) -> int:
             raise _UsageError("--emit-dimacs writes the CNF encoding, and class joint has none (it is counted in "
                               "closed form); choose another --map-class")
         check_output_path(args.emit_dimacs)
+    if args.plot:
+        check_output_path(args.plot, ("png", "svg"))
+        pyplot()  # the extra is there before the work starts
     try:
         result, problem, maps, renamed, head = _counted(args, progress, began)
     except CountTimeout as exc:
@@ -659,6 +664,8 @@ def _count(argv: Sequence[str], out, err) -> int:
         raise CountTimeout(f"counting timed out after {args.timeout:g} s (--timeout is the whole command's time)"
                            f"{' while ' + where if where else ''}{done}; raise --timeout or try --approx") from None
     result = dataclasses.replace(result, command_seconds=time.perf_counter() - began)
+    if args.plot:
+        result.plot(args.plot)
     if args.explain and not args.json:
         print(result.explain(), file=out)
     if args.json:
@@ -760,7 +767,7 @@ def build_sweep_parser() -> argparse.ArgumentParser:
 
 
 def _sweep(argv: Sequence[str], out, err) -> int:
-    from .sweeps import load_grid, sweep
+    from .sweeps import load_grid, summary, sweep
     args = build_sweep_parser().parse_args(argv)
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise _UsageError(f"--workers must be at least 1 and at most {MAX_WORKERS}")
@@ -771,12 +778,10 @@ def _sweep(argv: Sequence[str], out, err) -> int:
     bar = _SweepBar(err, shown)
     try:
         table = sweep(grid, args.out, workers=args.workers, scheduler=args.scheduler, progress=bar,
-                      dashboard=args.dashboard)
+                      dashboard=args.dashboard, warn=False)
     finally:
         bar.close()
-    tally = table["status"].value_counts().to_dict() if len(table) else {}
-    print(f"sweep {grid.name}: {len(table)} points in {args.out} ("
-          + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("ok", "timeout", "error", "lost")) + ")", file=out)
+    print(summary(table, grid.name, args.out), file=out)
     return 0
 
 

@@ -136,3 +136,15 @@ def test_heat_map_colour_is_each_cells_share_of_all_optimal_maps():
     assert len(bars) == 1
     html = a._repr_html_()
     assert "share of all optimal maps" in html and "rgba(31,119,180,0.33)" in html and "rgba(31,119,180,1.00)" in html
+
+
+def test_the_count_command_draws_its_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "count.png"
+    assert main(CONCON + ["--plot", str(path)]) == 0
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    r = rscount.count("concon-t1", params={"mode": "strict", "objects": 2, "colors": 2}, map_class="disentangled")
+    fig = r.plot()
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[:3] == ["identity", "optimal maps,\nread concepts", "free maps of 4\nunread concepts"]
+    assert main(["--task", "xor3", "--plot", str(tmp_path / "x.txt")]) == 2

@@ -265,3 +265,38 @@ def test_the_dashboard_without_bokeh_is_one_line_naming_it_and_leaves_no_output(
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 3 and out.stderr.count("\n") == 1 and "bokeh" in out.stderr, out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]
+
+
+def _rows_with_errors() -> list:
+    rows = []
+    for task, counts in (("mnadd-half", [30, 9, 3, None, None]), ("xor3", [24, 24, None, 24, 24])):
+        for n, count in enumerate(counts):
+            status = "ok" if count is not None else ("timeout" if task == "xor3" else "error")
+            rows.append({"key": f"{task}-{n}", "task": task, "map_class": "shared", "subsample": 2 ** n,
+                         "seed": 0, "status": status, "count": count})
+    return rows
+
+
+def test_a_sweep_plot_has_a_panel_per_task_and_names_the_points_it_did_not_draw():
+    pytest.importorskip("matplotlib")
+    from rscount.sweeps import _table_class
+    table = _table_class().of(_rows_with_errors())
+    fig = table.plot(x="subsample", hue="map_class")
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["task mnadd-half: 5 points, 2 error not drawn",
+                                                 "task xor3: 5 points, 1 timeout not drawn"]
+    legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in panels]
+    assert legends == [["shared (2 error not drawn)"], ["shared (1 timeout not drawn)"]]
+    first = panels[0].lines[0].get_xydata().tolist()  # only the 3 counted points of mnadd-half, not xor3's
+    assert [x for x, _ in first] == [1, 2, 4]
+    pooled = table.plot(x="subsample", hue="task", by=None)
+    assert pooled.axes[0].get_title() == "all tasks pooled: 10 points, 1 timeout, 2 error not drawn"
+
+
+def test_sweep_warns_with_the_summary_the_command_line_prints(monkeypatch):
+    import rscount.sweeps as sweeps
+    table = sweeps._table_class().of(_rows_with_errors())
+    monkeypatch.setattr(sweeps, "_run", lambda *a: table)
+    with pytest.warns(UserWarning, match=r"sweep sweep: 10 points \(7 ok, 1 timeout, 2 error, 0 lost\); see the"):
+        sweeps.sweep({"tasks": [{"task": "xor3"}]})
+    assert sweeps.summary(table, "g", "out.jsonl") == "sweep g: 10 points in out.jsonl (7 ok, 1 timeout, 2 error, 0 lost)"

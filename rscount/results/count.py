@@ -321,14 +321,24 @@ class CountResult:
         """
         from ..files.writing import pyplot
         plt = pyplot(to_file=path is not None)
-        bars = [("identity", 1), ("optimal maps", self.count)]
+        bars = [("identity", 1, "#999")]
+        if self.unread:
+            bars += [("optimal maps,\nread concepts", self.read_count, "#c33"),
+                     (f"free maps of {len(self.unread)}\nunread concepts", self.free_maps, "#e9a")]
+        bars.append(("optimal maps" + (",\nall concepts" if self.unread else ""), self.count, "#c33"))
         if self._class_size is not None and self.map_class != "joint":
-            bars.append((f"{self.map_class} maps", self._class_size()))
-        fig, ax = plt.subplots(figsize=(5, 3))
-        ax.barh([b[0] for b in bars], [log10_count(b[1]) for b in bars], color=["#999", "#c33", "#39c"][:len(bars)])
+            bars.append((f"{self.map_class} maps", self._class_size(), "#39c"))
+        fig, ax = plt.subplots(figsize=(5.5, 0.6 * len(bars) + 1.2), layout="constrained")
+        sizes = [log10_count(n) for _, n, _ in bars]
+        ax.barh([b[0] for b in bars], sizes, color=[b[2] for b in bars])
+        for y, (_, n, _) in enumerate(bars):
+            ax.text(sizes[y], y, f" {'~' if not self.exact and n == self.count else ''}"
+                    f"{format_count(n, short=True)}", va="center", fontsize=8)
+        ax.set_xlim(0, max(sizes) * 1.25 + 0.5)
+        ax.invert_yaxis()
         ax.set_xlabel("log10 of the number of maps")
-        ax.set_title(f"{self.task}: {format_count(self.count)} optimal maps ({self.map_class})", fontsize=9)
-        fig.tight_layout()
+        ax.set_title(f"{self.task}\n{format_count(self.read_count, short=True)} optimal maps ({self.map_class})"
+                     + (" on the concepts the labels read" if self.unread else ""), fontsize=9)
         from ..files.writing import show_or_save
         return show_or_save(fig, path)
 
