@@ -404,6 +404,8 @@ def build_audit_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--plot", metavar="FILE", help="draw the relation (and the curve) as PNG or SVG (needs the plot "
                      "extra: pip install 'rscount[plot]')")
+    out.add_argument("--html", metavar="FILE", help="write the audit as one self-contained HTML page to share "
+                     "(design, headline, heat maps, fixes, curve; figures inline with the plot extra)")
     add_status_options(out)
     return p
 
@@ -465,6 +467,8 @@ def _audit(argv: Sequence[str], out, err) -> int:
     if args.plot:
         check_output_path(args.plot, ("png", "svg"))
         pyplot()  # the extra is there before the work starts
+    if args.html:
+        check_output_path(args.html, ("html", "htm"))
     _check_memory(args.memory_limit)
     progress = _status(args, err, "countrss")
     audits = []
@@ -490,6 +494,8 @@ def _audit(argv: Sequence[str], out, err) -> int:
                                          all_concepts=args.all_concepts)
         if args.plot:
             shown.plot(args.plot)
+        if args.html:
+            shown.to_html(args.html)
         print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
         return 0
     with memory_limit(args.memory_limit, "the audit"):
@@ -511,6 +517,8 @@ def _audit(argv: Sequence[str], out, err) -> int:
             audits[0].plot(args.plot)
         else:
             write_figure(_compare_figure(audits), args.plot)
+    if args.html:
+        shown.to_html(args.html)
     print(json.dumps(shown.to_dict()) if args.json else shown, file=out)
     return 0
 

@@ -124,6 +124,29 @@ class Audit:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
         lines += ["", "Cheapest fixes (each count computed by the counters" +
                   (", on the concepts the labels read)" if r.unread else ")")]
+        lines += self.fix_lines()
+        if self.other is not None:
+            lines += ["", "The same design for a model that reasons with K (--inference knowledge: DeepProbLog, LTN)"]
+            o = self.other
+            if "error" in o:
+                lines.append(f"  not counted: {o['error']}")
+            else:
+                lines.append(f"  optimal maps       {format_count(o['count']) if o['count'] is not None else 'n/a'}")
+                for by in ("values", "concepts"):
+                    items, n = o.get(f"supervise_{by}"), o.get(f"supervise_{by}_count")
+                    shown = (" ".join(f"--supervise {i}" for i in items) or "(nothing)") if items is not None \
+                        else "n/a"
+                    lines.append(f"  supervise {by:<9}{shown}" + (f"  -> count {format_count(n)}" if n else ""))
+                lines.append("  advice for one reading is not advice for the other: train the model you audit")
+        if self.curve is not None:
+            lines += ["", "How much data (random supports)", str(self.curve)]
+        lines += [f"note          {n}" for n in self.notes]
+        lines.append(f"time          {self.seconds:.2f} s")
+        return "\n".join(lines)
+
+    def fix_lines(self) -> list:
+        """The cheapest fixes, one line each (continuations indented), as the text report prints them."""
+        r, lines = self.result, []
         for label, f in (("supervise values", self.supervise_values), ("supervise concepts", self.supervise_concepts)):
             if f is None:
                 continue
@@ -161,24 +184,7 @@ class Audit:
             lines.append(f"  labels             {subsets}")
             lines.append("                     " + (f"count 1 already with {' or '.join('+'.join(s) for s in best)}"
                                                  if best else "no proper subset of the labels leaves count 1"))
-        if self.other is not None:
-            lines += ["", "The same design for a model that reasons with K (--inference knowledge: DeepProbLog, LTN)"]
-            o = self.other
-            if "error" in o:
-                lines.append(f"  not counted: {o['error']}")
-            else:
-                lines.append(f"  optimal maps       {format_count(o['count']) if o['count'] is not None else 'n/a'}")
-                for by in ("values", "concepts"):
-                    items, n = o.get(f"supervise_{by}"), o.get(f"supervise_{by}_count")
-                    shown = (" ".join(f"--supervise {i}" for i in items) or "(nothing)") if items is not None \
-                        else "n/a"
-                    lines.append(f"  supervise {by:<9}{shown}" + (f"  -> count {format_count(n)}" if n else ""))
-                lines.append("  advice for one reading is not advice for the other: train the model you audit")
-        if self.curve is not None:
-            lines += ["", "How much data (random supports)", str(self.curve)]
-        lines += [f"note          {n}" for n in self.notes]
-        lines.append(f"time          {self.seconds:.2f} s")
-        return "\n".join(lines)
+        return lines
 
     # --- notebook --------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
@@ -191,6 +197,12 @@ class Audit:
                         .split("\n")[1:] if line.strip() and not line.startswith("time"))
         return (f"<div>{head}{SCALE_HTML if tables else ''}<div style='display:flex;flex-wrap:wrap;gap:1em'>"
                 f"{tables}</div><ul>{fixes}</ul></div>")
+
+    def to_html(self, path=None, title: str | None = None) -> str:
+        """The audit as one self-contained HTML page (figures inline, no network); written to ``path`` if given
+        (all or nothing), and returned."""
+        from .page import audit_page
+        return _written(audit_page(self, title), path)
 
     def plot(self, path=None):
         """Draw each confusable concept's relation (and the data curve, if any); save to ``path`` (PNG or SVG).
@@ -237,6 +249,14 @@ class Audit:
         ax.set_xlabel("predicted")
         ax.set_ylabel("true")
         return image
+
+
+def _written(page: str, path) -> str:
+    if path is not None:
+        from ..files.writing import check_output_path, write_atomic
+        check_output_path(path, ("html", "htm"))
+        write_atomic(path, page)
+    return page
 
 
 def _text(value) -> str:
@@ -338,6 +358,11 @@ class Comparison:
                       f"  cheapest fix   {fix} -> count {format_count(row['fix_count'])}"
                       + (" (proven smallest)" if row["fix_minimal"] else "")]
         return "\n".join(lines)
+
+    def to_html(self, path=None, title: str = "rscount: designs compared") -> str:
+        """Every design on one self-contained HTML page; written to ``path`` if given, and returned."""
+        from .page import comparison_page
+        return _written(comparison_page(self, title), path)
 
     def _repr_html_(self) -> str:
         head = "<tr><th>design</th><th>optimal maps</th><th>identifiable</th><th>cheapest supervision</th></tr>"
