@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 TASKS = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "mnadd-half", "mnmath", "mnmath-b1",
-         "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance"]
+         "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia", "concon-t1", "raven"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,6 +31,8 @@ def run(task: str, map_class: str, timeout: float) -> dict:
     data = json.loads(proc.stdout)
     fix = data["fix"]
     return {"task": task, "map_class": map_class, "wall": wall, "count": data["count"],
+            "read_count": data.get("read_count", data["count"]), "unread": data.get("unread_concepts", []),
+            "free_maps": data.get("free_maps", 1),
             "relation": data["relation"]["method"], "weighted": data["relation"]["weighted"],
             "complete": data["relation"]["complete"], "identifiable": len(data["identifiable"]),
             "concepts": len(data["concepts"]), "values_fix": fix.get("supervise_values"),
@@ -38,7 +40,8 @@ def run(task: str, map_class: str, timeout: float) -> dict:
 
 
 def table(rows: list) -> str:
-    lines = ["| task | class | optimal maps | relation | identifiable | cheapest value supervision | wall (s) |",
+    lines = ["| task | class | optimal maps (read concepts) | relation | identifiable | cheapest value supervision | "
+             "wall (s) |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
@@ -48,7 +51,9 @@ def table(rows: list) -> str:
         fix = ("-" if r["values_count"] is None else
                f"{len(r['values_fix'])} items -> {r['values_count']}" + (" (smallest)" if r["values_minimal"]
                                                                           else ""))
-        lines.append(f"| {r['task']} | {r['map_class']} | {r['count']} | {how} | {r['identifiable']}/{r['concepts']} "
+        count = str(r["count"]) if not r.get("unread") else \
+            f"{r['read_count']} (x {r['free_maps']} maps of {len(r['unread'])} unread concepts)"
+        lines.append(f"| {r['task']} | {r['map_class']} | {count} | {how} | {r['identifiable']}/{r['concepts']} "
                      f"| {fix} | {r['wall']:.1f} |")
     return "\n".join(lines) + "\n"
 

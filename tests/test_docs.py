@@ -1,6 +1,8 @@
 """The docs that are generated from the library cannot drift from it."""
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -53,3 +55,54 @@ def test_harness_results_hold_the_fields_the_issue_names():
         low, high = row["on_counted_ci"]
         assert 0 <= low <= high <= 1
     assert any("supervision" in row for row in data["rows"])
+
+
+def test_every_command_shown_with_its_output_prints_it_now():
+    """README.md and docs/guide.md: the output under each countrss command is what it prints (cheap: 2 s);
+    python -m benchmarks.docs_numbers rewrites them."""
+    from benchmarks.docs_numbers import check
+    assert check() == [], "stale console blocks: python -m benchmarks.docs_numbers"
+
+
+def _table(page: str) -> list:
+    """The rows of the first markdown table of ``page``, as dicts of its header's columns."""
+    lines = [x for x in (ROOT / page).read_text().splitlines() if x.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in x.strip("|").split("|")))) for x in lines[2:]]
+
+
+
+@pytest.mark.slow
+def test_audit_times_counts_are_what_counting_says_now():
+    """docs/audit-times.md (written by benchmarks/audit_runs.py): each row's count is the count today."""
+    import re
+
+    import rscount
+    rows = _table("docs/audit-times.md")
+    assert rows
+    for row in rows:
+        shown = row["optimal maps (read concepts)"]
+        if shown.startswith("error"):
+            continue
+        r = rscount.count(row["task"], map_class=row["class"], timeout=60)
+        read = int(re.match(r"\d+", shown).group())
+        assert read == r.read_count, row
+        if "unread" in shown:
+            assert f"x {r.free_maps} maps of {len(r.unread)} unread" in shown, row
+
+
+@pytest.mark.slow
+def test_harness_counts_are_what_counting_says_now():
+    """docs/harness/results.json: the count each trained row is checked against is the count today."""
+    import json
+
+    import rscount
+    data = json.loads((ROOT / "docs" / "harness" / "results.json").read_text())
+    checked = 0
+    for row in data["rows"]:
+        if row.get("supervision") or "(" not in row.get("support", "") or not row["support"].startswith("task"):
+            continue
+        r = rscount.count(row["task"], map_class=row["map_class"], timeout=60)
+        assert r.count == row["count"], (row["task"], row["model"], row["map_class"])
+        checked += 1
+    assert checked >= 5

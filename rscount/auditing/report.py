@@ -189,9 +189,11 @@ class Audit:
     # --- notebook --------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
         r = self.result
-        head = (f"<b>{html.escape(r.task)}</b>: {format_count(r.count)} optimal maps ({r.map_class}, "
-                f"{html.escape(r.support)}, {r.support_size} vectors); identifiable: "
-                f"{html.escape(', '.join(self.identifiable) or 'none')}")
+        unread = (f" on the concepts the labels read; {len(r.unread)} unread concepts free "
+                  f"({format_count(r.free_maps, short=True)} maps)" if r.unread else "")
+        head = (f"<b>{html.escape(r.task)}</b>: {'' if r.exact else '~'}{format_count(r.read_count)} optimal maps"
+                f"{html.escape(unread)} ({r.map_class}, {html.escape(r.support)}, {r.support_size} vectors); "
+                f"identifiable: {html.escape(', '.join(self.identifiable) or 'none')}")
         tables = "".join(_matrix_html(c, r.read_count) for c in self.relation.concepts if not c.identifiable)
         fixes = "".join(f"<li>{html.escape(line.strip())}</li>" for line in str(self).split("Cheapest fixes")[1]
                         .split("\n")[1:] if line.strip() and not line.startswith("time"))
