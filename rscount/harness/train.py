@@ -228,8 +228,10 @@ class TrainReport:
             outside = self.outside_predicted(s)
             if outside:
                 worst = max(outside, key=outside.get)
+                why = ("perception error, as the count reads it" if s.fitted else
+                       "this seed did not fit the training labels, so the count says nothing of it")
                 lines.append(f"    outside the predicted relation: {max(outside.values()):.1%} of test examples "
-                             f"at worst ({worst}); the count calls that perception error")
+                             f"at worst ({worst}); {why}")
         sm = self.summary
         lines.append(f"summary       {sm['intended']} intended, {sm['shortcut']} on a counted shortcut, "
                      f"{sm['no_optimal_map']} on no optimal map, of {sm['seeds']} seeds")
