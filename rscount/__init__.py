@@ -67,6 +67,7 @@ from .errors import (
 )
 from .model.support import Support
 from .model.task import Concept, Label, Task
+from . import rules
 from .planning import multitask
 from .planning.dispatch import Plan, Step, plan
 from .problems.encoding import Encoding, encode
@@ -77,7 +78,9 @@ from .readers.spec import load_spec, task_from_spec, task_from_sympy, task_from_
 from .readers.tabular import task_from_function, task_from_table
 from .results.count import ConceptMap, CountResult, JointMap
 from .sweeps import sweep
+from .files.shipped import examples
 from .tasks import get_task, task_names
+from .tasks.named import tasks_named
 from .version import __version__
 
 __all__ = [
@@ -87,5 +90,6 @@ __all__ = [
     "task_from_text", "task_from_sympy", "load_config", "Support", "Concept", "Label", "Task", "get_task", "task_names",
     "RscountError", "KnowledgeError", "TaskError", "SupportError", "EncodingError", "BackendError",
     "CountTimeout", "DimacsError", "OptionError", "sweep", "HarnessError", "audit", "compare", "Audit", "Comparison",
-    "multitask", "task_from_problog", "task_from_function", "task_from_table", "__version__",
+    "multitask", "task_from_problog", "task_from_function", "task_from_table", "__version__", "rules",
+    "tasks_named", "examples",
 ]

@@ -22,9 +22,9 @@ from .problems.problem import Problem, for_class, make_supervision
 from .readers.spec import parse_groups
 from .results.count import CountResult
 from .runtime.limits import check_confidence, check_megabytes, check_seconds, check_seed, time_limit
-from .tasks import get_task
+from .tasks.named import looks_like_file, tasks_from_spec, tasks_named
 
-__all__ = ["count", "make_problem", "make_problems", "tasks_from_spec", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
+__all__ = ["count", "make_problem", "make_problems", "tasks_from_spec", "tasks_named", "expand_file", "count_problem", "plan", "Plan", "choose_backend", "choose_backends",
            "resolve_task"]
 
 
@@ -35,11 +35,17 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
         return task
     if isinstance(task, Problem):
         raise TypeError("a Problem is counted with rscount.count_problem(problem); count() takes a task")
+    if isinstance(task, Path):
+        task = str(task)
     if isinstance(task, str):
         if concepts is not None:
             raise EncodingError("concepts= goes with sympy expressions; for knowledge text use "
                                 "rscount.task_from_text(text, concepts)")
-        return get_task(task, **(params or {}))
+        found = tasks_named(task, params)
+        if len(found) > 1:
+            raise TaskError(f"{task} holds {len(found)} tasks; count them together with rscount.count({task!r}) "
+                            f"or pick one with rscount.tasks_from_spec({task!r})[i]")
+        return found[0]
     from .language.sympy_bridge import is_sympy
     from .readers.spec import task_from_sympy
     items = list(task.values()) if isinstance(task, Mapping) else task if isinstance(task, (list, tuple)) else [task]
@@ -50,6 +56,18 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
     if params:
         raise EncodingError("params= goes with a library task name, not with sympy expressions")
     return task_from_sympy(task, concepts)
+
+
+def expand_file(task, params: dict | None = None):
+    """A path (or a shipped example's name) whose file holds several tasks becomes the list of them, so that
+    count() and audit() take the tasks together; anything else is returned as it is."""
+    if isinstance(task, Path) or isinstance(task, str) and looks_like_file(task):
+        try:
+            found = tasks_named(str(task), params)
+        except TaskError:
+            return task  # resolve_task says what is wrong, in its place
+        return found if len(found) > 1 else task
+    return task
 
 
 def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
@@ -93,8 +111,11 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
         base = supports.explicit(task, support)
     elif isinstance(support, (list, tuple, np.ndarray)):
         base = supports.from_rows(task, support.tolist() if isinstance(support, np.ndarray) else list(support))
+    elif hasattr(support, "columns") and hasattr(support, "to_numpy"):
+        base = supports.from_frame(task, support)
     else:
-        raise TypeError(f"support= takes a Support, 'exhaustive', 'by-label:N', vectors as text ('1,1;0,1') or a "
+        raise TypeError(f"support= takes a Support, 'exhaustive', 'by-label:N', vectors as text ('1,1;0,1'), a "
+                        f"pandas DataFrame (a column per concept) or a "
                         f"list of vectors, not {type(support).__name__}")
     if subsample is not None:
         base = supports.subsample(task, subsample, seed, base)
@@ -105,39 +126,6 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
                         f"{brief(supervise, 40)}")
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision, inference)
-
-
-def tasks_from_spec(spec: Mapping | str | Path) -> list:
-    """The tasks of a spec (data or a file): its ``tasks:`` (task specs or library names), else the one task."""
-    from .readers.entries import ENTRY_KINDS, task_from_entry
-    from .readers.spec import load_spec, spec_tasks, task_from_spec
-    data = spec if isinstance(spec, Mapping) else load_spec(spec)
-    folder = Path(spec).parent if isinstance(spec, (str, Path)) else Path(".")
-    entry = next((k for k in ENTRY_KINDS if isinstance(data, Mapping) and k in data), None)
-    if entry is not None and "tasks" not in data:
-        return [task_from_entry(entry, data[entry], folder)]
-    items = spec_tasks(data)
-    if items is None:
-        return [task_from_spec(data)]
-    out = []
-    for item in items:
-        kind = next((k for k in ENTRY_KINDS if isinstance(item, Mapping) and k in item), None)
-        if isinstance(item, str):
-            out.append(get_task(item))
-        elif kind is not None:
-            out.append(task_from_entry(kind, item[kind], folder))
-        elif "task" in item:  # a library task with its parameters
-            extra = sorted(set(item) - {"task", "params"})
-            if extra or not isinstance(item.get("params", {}), Mapping):
-                raise TaskError(f"a library task item holds 'task' and a mapping 'params', not "
-                                f"{extra[0] if extra else 'params ' + repr(item.get('params'))!r}")
-            out.append(get_task(str(item["task"]), **dict(item.get("params") or {})))
-        elif "tasks" in item:
-            raise TaskError("a 'tasks:' item holds 'tasks:' of its own; list every task at the top level (tasks "
-                            "do not nest)")
-        else:
-            out.append(task_from_spec(item))
-    return out
 
 
 def make_problems(tasks: Sequence, *, map_class: str = "complete", support=None, subsample=None, seed: int = 0,
@@ -231,6 +219,7 @@ def count(task: str | Task, *, exact: bool | None = None, approx: bool = False, 
     """
     timeout, memory_mb = check_seconds(timeout), check_megabytes(memory_mb)
     epsilon, delta = check_confidence(epsilon, delta)
+    task = expand_file(task, params)
     if is_several(task):
         with time_limit(timeout, "counting"):
             problems = make_problems(task, map_class=map_class, support=support, subsample=subsample, seed=seed,

@@ -32,6 +32,7 @@ from .readers.spec import task_from_text
 from .results.count import format_count
 from .runtime.limits import Terminated, check_megabytes, check_seed, check_seconds, memory_limit, terminating, time_limit
 from .runtime.progress import display
+from .tasks.named import tasks_named
 from .tasks import get_task, task_names
 from .tasks.export import export_library
 from .version import __version__
@@ -126,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "shortcuts) of a neuro-symbolic task before any model is trained. Subcommands: count (the "
                 "default), audit ('countrss audit --help': what a model may confuse and the cheapest fix), train "
                 "('countrss train --help': train models and check them against the count), sweep ('countrss "
-                "sweep --help': grids of counts, audits and training runs on Dask).")
+                "sweep --help': grids of counts, audits and training runs on Dask), rules ('countrss rules "
+                "--help': when the rule itself is learned, as in ConCon: the rules of a class that fit).")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     src = add_task_options(p, many=True, title="task (one, or several over shared concepts: repeat --task, --spec, "
                                                 "--config or --cnf)")
@@ -194,7 +196,7 @@ def _designs(args, none: str = "name a design: --task, --spec, --config, --cnf o
             continue
         before = len(tasks)
         if kind == "task":
-            tasks.append(get_task(value, **_params(args.param)))
+            tasks += tasks_named(value, _params(args.param))
         elif kind == "spec":
             tasks += api.tasks_from_spec(value)
         elif kind in ("problog", "table"):
@@ -532,18 +534,15 @@ def _support_rows(args, tasks: list) -> int:
 
 def _candidate_tasks(names: list, params: dict) -> list:
     """The tasks --candidate-task names: library tasks (with the --param of the tasks, where they take them), or
-    spec files (YAML/JSON)."""
+    task files (spec, rsbench config, DIMACS)."""
     out = []
     for name in names:
-        if name.lower().endswith((".yaml", ".yml", ".json")):
-            out += api.tasks_from_spec(name)
-        else:
-            try:
-                out.append(get_task(name, **params))
-            except RscountError:
-                if not params:
-                    raise
-                out.append(get_task(name))
+        try:
+            out += tasks_named(name, params)
+        except RscountError:
+            if not params:
+                raise
+            out += tasks_named(name)
     return out
 
 
@@ -798,17 +797,21 @@ class _SweepBar:
 
     def __init__(self, err, shown: bool = True):
         from tqdm import tqdm
-        self.err, self.bar, self._tqdm, self.shown = err, None, tqdm, shown
+        self.err, self.bar, self._tqdm, self.shown, self.told = err, None, tqdm, shown, False
 
     def __call__(self, state: dict) -> None:
         if "dashboard" in state:
-            print(f"countrss sweep: Dask dashboard at {state['dashboard']}", file=self.err, flush=True)
+            print(f"countrss sweep: Dask dashboard at {state['dashboard']} (a local cluster's lives as long as this "
+                  f"command)", file=self.err, flush=True)
             return
+        if "resumed" in state and not self.told:
+            self.told = True
+            if state["resumed"]:
+                print(f"countrss sweep: {state['resumed']} of {state['resumed'] + state['total']} points already in "
+                      f"the output, not run again; {state['total']} to run", file=self.err, flush=True)
         if not self.shown:
             return
         if self.bar is None:
-            if state.get("resumed"):
-                print(f"countrss sweep: {state['resumed']} points already in the output, not run again", file=self.err)
             self.bar = self._tqdm(total=state["total"], file=self.err, desc="sweep", unit="point",
                                   dynamic_ncols=True)
         self.bar.n = state["done"]
@@ -832,6 +835,9 @@ def build_rules_parser() -> argparse.ArgumentParser:
                    "(default 2)")
     h.add_argument("--values", type=int, default=2, metavar="N", help="attribute values an object predicate "
                    "fixes at most (default 2: 'some small cube')")
+    h.add_argument("--rule", action="append", default=[], metavar="NAME=DNF",
+                   help="also say whether this rule fits each data (repeatable), e.g. "
+                   "'g={shape=sphere} & {shape=cube, size=small}' or 'c={color=blue} | {material=metal}'")
     h.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit (exit 3 past it)")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print one JSON object")
@@ -839,7 +845,7 @@ def build_rules_parser() -> argparse.ArgumentParser:
 
 
 def _rules(argv: Sequence[str], out, err) -> int:
-    from .rules.dnf import hypotheses, rule_sequence, scene_space
+    from .rules.dnf import hypotheses, parse_rule, rule_sequence, scene_space
     args = build_rules_parser().parse_args(argv)
     _check_seconds(args.timeout, "--timeout")
     _check_seed(args)
@@ -847,8 +853,9 @@ def _rules(argv: Sequence[str], out, err) -> int:
         tasks = _designs(args, "name a task: --task, --spec or --config (repeat for several tasks)")
         problems = _problems(args, tasks, "disentangled")
         h = hypotheses(problems[0].task, args.terms, args.literals, args.values)
+        named = dict(parse_rule(text, problems[0].task) for text in args.rule)
         space = scene_space(problems[0].task)
-        found = rule_sequence(problems, h, space)
+        found = rule_sequence(problems, h, space, named)
     where = "every scene" if space is not None else "the data's scenes"
     if args.json:
         print(json.dumps({"class": {"terms": args.terms, "literals": args.literals, "values": args.values,
@@ -865,6 +872,9 @@ def _rules(argv: Sequence[str], out, err) -> int:
     print("in this order (data of tasks 1..t)", file=out)
     for r in found["cumulative"]:
         print(f"  {r.data:<{width}}  {r.rules:,} rules, {r.behaviours:,} behaviours", file=out)
+    for name in named:
+        fits = "; ".join(f"{r.data} {'yes' if r.has[name] else 'no'}" for r in found["per_task"] + found["cumulative"])
+        print(f"rule {name} fits  {fits}", file=out)
     return 0
 
 
@@ -943,7 +953,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with terminating(), warnings.catch_warnings(), _thread_errors(err):
             warnings.showwarning = lambda message, *rest, **kw: print(f"countrss: warning: {message}", file=err)
-            return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
+            try:
+                return COMMANDS[command](argv[1:] if argv[:1] == [command] else argv, out, err)
+            finally:  # a status line is cleared before any error is printed, so the error starts its own line
+                while _OPEN:
+                    _OPEN.pop().close()
     except _UsageError as exc:
         print(f"countrss: error: {exc}", file=err)
         return 2

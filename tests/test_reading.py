@@ -148,3 +148,89 @@ def test_the_count_command_draws_its_plot(tmp_path, capsys):
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels[:3] == ["identity", "optimal maps,\nread concepts", "free maps of 4\nunread concepts"]
     assert main(["--task", "xor3", "--plot", str(tmp_path / "x.txt")]) == 2
+
+
+def test_a_task_file_is_named_as_a_task_is_everywhere(tmp_path, capsys):
+    """The same spec file by path: rscount.count, --task, a spec's tasks:, --candidate-task; a shipped example by
+    its name from any folder."""
+    import os
+    spec = tmp_path / "t.yaml"
+    spec.write_text("name: mine\nconcepts: [a, b, c]\nlabels: ['a ^ b ^ c']\n")
+    assert rscount.count(str(spec)).count == rscount.count("xor3").count == 24
+    assert main(["--task", str(spec)]) == 0 and "optimal maps  24" in capsys.readouterr().out
+    both = tmp_path / "both.yaml"
+    both.write_text("tasks: [t.yaml, and3]\n")
+    assert len(rscount.count(str(both)).per_task) == 2
+    other = tmp_path / "c.yaml"
+    other.write_text("name: other\nconcepts: [c1, c2, c3]\nlabels: ['c1 & c2']\n")
+    assert main(["audit", "--task", "xor3", "--candidate-task", str(other)]) == 0
+    assert "+other" in capsys.readouterr().out
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert rscount.load_config("mnmath-table24").name == rscount.load_config(
+            rscount.examples()["mnmath-table24"]).name
+        assert rscount.count("crossing-design.yaml").count == 40
+    finally:
+        os.chdir(here)
+    with pytest.raises(rscount.TaskError, match="needs its query"):
+        rscount.count("deepproblog-addition.pl")
+    with pytest.raises(rscount.TaskError, match="no library task and no file"):
+        rscount.count(str(tmp_path / "none.yaml"))
+
+
+def test_pandas_supports_short_reprs_and_audit_memory():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"d2": [1, 3], "d1": [0, 2], "label": [1, 5]})  # columns in any order, extras aside
+    assert rscount.count("mnadd-half", support=frame, map_class="shared").count == \
+        rscount.count("mnadd-half", support="0,1;2,3", map_class="shared").count
+    with pytest.raises(rscount.SupportError, match="no column 'd2'"):
+        rscount.count("mnadd-half", support=pd.DataFrame({"d1": [0]}))
+    assert repr(rscount.count("xor3")) == "<CountResult xor3 complete: 24 optimal maps (exact, automorphism)>"
+    assert repr(rscount.get_task("xor3")) == "<Task xor3: 3 concepts (c1:bool, c2:bool, c3:bool); labels: y>"
+    assert repr(rscount.audit("xor3", memory_mb=8000)).startswith("<Audit xor3 complete: 24 optimal maps")
+
+
+def test_compare_names_every_setting_that_differs():
+    a = rscount.make_problem("mnadd-half", map_class="shared")
+    b = rscount.make_problem("mnadd-half", map_class="disentangled")
+    shown = rscount.compare([a, b])
+    assert shown.differing() == ["map_class"]
+    assert str(shown).startswith("the designs differ in: map class")
+    assert "class shared" in str(shown) and "class disentangled" in str(shown)
+
+
+def test_rules_are_on_the_help_and_answer_concons_fits_columns(capsys):
+    assert rscount.rules.count_rules is not None
+    from rscount.cli import build_parser
+    assert "rules ('countrss rules" in build_parser().format_help()
+    g = "g={shape=sphere} & {shape=cube, size=small}"
+    c = "c={color=blue} | {material=metal} | {size=large}"
+    for mode, confounders in (("strict", "no"), ("disjoint", "yes")):
+        assert main(["rules", "--task", "concon-t1", "--task", "concon-t2", "--task", "concon-t3", "--param",
+                     f"mode={mode}", "--param", "objects=2", "--param", "colors=2", "--terms", "1",
+                     "--literals", "2", "--rule", g, "--rule", c]) == 0
+        out = capsys.readouterr().out
+        assert "rule g fits" in out and out.split("rule g fits")[1].split("\n")[0].endswith("tasks 1..3 yes")
+        assert out.split("rule c fits")[1].split("\n")[0].endswith(f"tasks 1..3 {confounders}")
+    assert main(["rules", "--task", "concon-t1", "--param", "objects=2", "--rule", "g={shape=pyramid}"]) == 2
+    assert "shape has no value 'pyramid'" in capsys.readouterr().err
+
+
+def test_an_error_after_a_status_line_starts_its_own_line(monkeypatch):
+    """The live status line is cleared before the error is printed."""
+    import io
+
+    import rscount.cli as cli
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(cli.sys, "stderr", err)
+    monkeypatch.setattr(cli.sys, "stdout", io.StringIO())
+    assert cli.main(["--task", "xor6", "--backend", "ganak", "--timeout", "0.3", "--progress"]) == 3
+    text = err.getvalue()
+    last = text.split("\r")[-1]
+    assert last.startswith("countrss: error: counting timed out"), repr(text[-300:])

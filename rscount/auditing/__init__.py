@@ -12,7 +12,7 @@ from typing import Callable, Optional, Sequence
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
 from ..problems.problem import Problem
 from ..results.count import format_count
-from ..runtime.limits import check_seconds, check_seed, time_limit
+from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
@@ -125,20 +125,29 @@ def audit(task, *, map_class: str = "complete", support=None, subsample=None, se
           sizes: Sequence[int] | None = None, seeds: Sequence[int] = range(5), draw: str = "space",
           workers: int | None = None, timeout: float | None = 60.0,
           progress: Optional[Callable[[str], None]] = None, inference: str = "knowledge",
-          all_concepts: bool = False) -> Audit:
+          all_concepts: bool = False, memory_mb: int | None = None) -> Audit:
     """Audit ``task`` (a name, a Task, sympy expressions or a Problem) with the support, class, supervision,
     ``groups``, ``concepts`` and ``inference`` options of ``count``; under ``inference="learned"`` the audit
     also gives the count and fixes under K itself, side by side. ``all_concepts``: rank and fix the concepts no
-    label reads too (by default they are named apart)."""
-    from ..api import make_problem
+    label reads too (by default they are named apart). ``memory_mb`` caps the memory of the whole audit
+    (BackendError naming the limit when it runs out)."""
+    from ..api import expand_file, make_problem, make_problems
+    from ..planning.multitask import is_several
     timeout = check_seconds(timeout)
-    with time_limit(timeout, "the audit"):
-        problem = task if isinstance(task, Problem) else make_problem(
-            task, map_class=map_class, support=support, subsample=subsample, seed=seed, support_file=support_file,
-            concept_sup=concept_sup, supervise=supervise, params=params, groups=groups, concepts=concepts,
-            inference=inference)
-        return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
-                             timeout=timeout, progress=progress, all_concepts=all_concepts)
+    task = expand_file(task, params)
+    with memory_limit(check_megabytes(memory_mb), "the audit"):
+        if is_several(task):
+            problems = make_problems(task, map_class=map_class, support=support, subsample=subsample, seed=seed,
+                                     support_file=support_file, concept_sup=concept_sup, supervise=supervise,
+                                     params=params, groups=groups, concepts=concepts, inference=inference)
+            return audit_tasks(problems, timeout=timeout, progress=progress, all_concepts=all_concepts)
+        with time_limit(timeout, "the audit"):
+            problem = task if isinstance(task, Problem) else make_problem(
+                task, map_class=map_class, support=support, subsample=subsample, seed=seed,
+                support_file=support_file, concept_sup=concept_sup, supervise=supervise, params=params,
+                groups=groups, concepts=concepts, inference=inference)
+            return audit_problem(problem, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
+                                 timeout=timeout, progress=progress, all_concepts=all_concepts)
 
 
 def audit_tasks(problems: Sequence[Problem], candidates: Sequence[Problem] = (), *, timeout: float | None = 60.0,

@@ -32,6 +32,11 @@ class Audit:
     other: dict | None = None  # under a learned head: the same design's count and fixes under K itself
     tasks: tuple = ()  # several tasks: each candidate task added, with the joint count it leads to
 
+    def __repr__(self) -> str:
+        r = self.result
+        return (f"<Audit {r.task} {r.map_class}: {format_count(r.read_count, short=True)} optimal maps, identifiable "
+                f"{', '.join(self.identifiable) or 'none'}>")
+
     @property
     def count(self) -> int:
         return self.result.count
@@ -341,20 +346,32 @@ class Comparison:
         for a in self.audits:
             f = a.supervise_values
             out.append({"task": a.result.task, "support": f"{a.result.support} ({a.result.support_size})",
-                        "count": a.count, "identifiable": a.identifiable,
+                        "map_class": a.result.map_class, "supervision": a.result.supervision,
+                        "inference": a.result.inference,
+                        "count": a.count, "read_count": a.result.read_count, "identifiable": a.identifiable,
                         "fix": list(f.items) if f is not None else None,
                         "fix_count": f.count if f is not None else None,
                         "fix_minimal": f.minimal if f is not None else None})
         return out
 
     def to_dict(self) -> dict:
-        return {"designs": [a.to_dict() for a in self.audits], "table": self.rows()}
+        return {"designs": [a.to_dict() for a in self.audits], "table": self.rows(), "differ_in": self.differing()}
+
+    SETTINGS = ("task", "support", "map_class", "supervision", "inference")
+
+    def differing(self) -> list:
+        """The settings in which the designs differ (task, support, map class, supervision, inference)."""
+        rows = self.rows()
+        return [k for k in self.SETTINGS if len({str(r[k]) for r in rows}) > 1]
 
     def __str__(self) -> str:
-        lines = []
+        differ = self.differing()
+        lines = [f"the designs differ in: {', '.join(k.replace('_', ' ') for k in differ) or 'nothing'}"]
         for n, row in enumerate(self.rows(), 1):
             fix = " ".join(f"--supervise {i}" for i in row["fix"] or []) or "(none needed)"
-            lines += [f"design {n}: {row['task']}, support {row['support']}",
+            lines += [f"design {n}: {row['task']}, support {row['support']}, class {row['map_class']}, "
+                      f"supervision {row['supervision']}" + ("" if row["inference"] == "knowledge" else
+                                                             f", inference {row['inference']}"),
                       f"  optimal maps   {format_count(row['count'])}",
                       f"  identifiable   {', '.join(row['identifiable']) or 'none'}",
                       f"  cheapest fix   {fix} -> count {format_count(row['fix_count'])}"
@@ -367,8 +384,11 @@ class Comparison:
         return _written(comparison_page(self, title), path)
 
     def _repr_html_(self) -> str:
-        head = "<tr><th>design</th><th>optimal maps</th><th>identifiable</th><th>cheapest supervision</th></tr>"
-        body = "".join(f"<tr><td>{html.escape(r['task'])}</td><td>{format_count(r['count'])}</td>"
+        head = ("<tr><th>design</th><th>class</th><th>support</th><th>supervision</th><th>optimal maps</th>"
+                "<th>identifiable</th><th>cheapest supervision</th></tr>")
+        body = "".join(f"<tr><td>{html.escape(r['task'])}</td><td>{html.escape(r['map_class'])}</td>"
+                       f"<td>{html.escape(r['support'])}</td><td>{html.escape(r['supervision'])}</td>"
+                       f"<td>{format_count(r['count'])}</td>"
                        f"<td>{html.escape(', '.join(r['identifiable']) or 'none')}</td>"
                        f"<td>{html.escape(' '.join(r['fix'] or []))} &rarr; {format_count(r['fix_count'])}</td></tr>"
                        for r in self.rows())

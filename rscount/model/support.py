@@ -343,6 +343,25 @@ def from_file(task: Task, path: str | Path) -> Support:
     return from_rows(task, rows, f"file {path.name}")
 
 
+def from_frame(task: Task, frame, kind: str = "data frame") -> Support:
+    """A support from a table with a column per concept (a pandas DataFrame, or anything with ``columns`` and
+    ``to_numpy``), values as the concepts' domains write them; other columns (labels) are left aside."""
+    columns = [str(c) for c in frame.columns]
+    missing = [c.name for c in task.concepts if c.name not in columns]
+    if missing:
+        raise SupportError(f"the {kind} support has no column {missing[0]!r}; its columns: "
+                           f"{', '.join(columns[:8]) or 'none'} (one column per concept, named as the concepts)")
+    data = frame.to_numpy(dtype=object)
+    at = [columns.index(c.name) for c in task.concepts]
+    rows = [[_plain(row[i]) for i in at] for row in data]
+    return from_rows(task, rows, kind)
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (so that 1 and np.int64(1) read alike)."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, str) else value
+
+
 def default(task: Task) -> Support:
     """Return the task's own default support (exhaustive unless the task says otherwise)."""
     if task.default_support is None:

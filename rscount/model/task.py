@@ -284,6 +284,9 @@ class Task:
     def format_vector(self, vector: Sequence[int]) -> str:
         return "(" + ",".join(str(c.domain[u]) for c, u in zip(self.concepts, vector)) + ")"
 
+    def __repr__(self) -> str:
+        return f"<Task {self.summary()}>"
+
     def summary(self) -> str:
         doms = ", ".join(f"{c.name}:{domain_text(c.domain)}" for c in self.concepts)
         labels = ", ".join(lab.name for lab in self.labels)

@@ -179,6 +179,9 @@ class Problem:
         """The concept whose value map concept ``i`` uses (itself unless ``shared``)."""
         return self.task.group_of(i)[0] if self.map_class == "shared" else i
 
+    def __repr__(self) -> str:
+        return f"<Problem {self.describe()}>"
+
     def describe(self) -> str:
         learned = "" if self.inference == "knowledge" else f", inference {self.inference}"
         if self.parts:

@@ -46,6 +46,9 @@ def load_config(path: str | Path) -> Task:
     """Read an rsbench generator YAML file and return its task."""
     if not isinstance(path, (str, Path)):
         raise TypeError(f"load_config() takes the path of a YAML file, not {type(path).__name__}")
+    if not Path(path).exists():  # a shipped example by its name, from any folder
+        from ..files.shipped import example_path
+        path = example_path(str(path)) or path
     data = load_spec(path, "config file")
     return task_from_config(data)
 

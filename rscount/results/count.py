@@ -136,6 +136,12 @@ class CountResult:
         """Reasoning shortcuts: optimal maps other than the identity."""
         return self.count - int(self.intended)
 
+    def __repr__(self) -> str:
+        mark = "" if self.exact else "~"
+        unread = f" on read concepts (x {format_count(self.free_maps, short=True)} free)" if self.unread else ""
+        return (f"<CountResult {self.task} {self.map_class}: {mark}{format_count(self.read_count, short=True)} "
+                f"optimal maps{unread} ({'exact' if self.exact else 'estimate'}, {self.backend})>")
+
     @property
     def read_count(self) -> int:
         """Optimal maps of the concepts the labels read (the unread ones' free maps divided out)."""

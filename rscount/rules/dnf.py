@@ -16,10 +16,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import BackendError, TaskError
+from ..errors import BackendError, TaskError, brief
 from ..model.task import Task
 
-__all__ = ["RuleCount", "Hypotheses", "hypotheses", "count_rules", "rule_sequence", "scene_space"]
+__all__ = ["RuleCount", "Hypotheses", "hypotheses", "count_rules", "rule_sequence", "scene_space", "parse_rule"]
 
 MAX_TERMS = 200_000  # terms (conjunctions) of the class a count enumerates
 MAX_RULES = 5_000_000  # rules a count checks
@@ -156,6 +156,38 @@ def count_rules(h: Hypotheses, scenes: np.ndarray, labels: np.ndarray, space: np
             value |= _term_truth(h, term, scenes)
         has[name] = bool((value == labels).all())
     return RuleCount(data, rules, len(seen), has)
+
+
+def parse_rule(text: str, task: Task) -> tuple:
+    """(name, rule) from ``NAME=DNF``: terms joined by ``|``, each term object predicates joined by ``&``, each
+    predicate ``{attr=value, ...}`` (some object with those attribute values). ConCon's g:
+    ``g={shape=sphere} & {shape=cube, size=small}``; its confounders: ``c={color=blue} | {material=metal}``."""
+    name, sep, body = str(text).partition("=")
+    if not sep or not name.strip().isidentifier() or not body.strip():
+        raise TaskError(f"rule {brief(text, 60)}: write NAME=DNF, e.g. g={{shape=sphere}} & {{shape=cube, "
+                        f"size=small}}")
+    _, attrs = _layout(task)
+    rule = []
+    for term in body.split("|"):
+        preds = []
+        for pred in term.split("&"):
+            inner = pred.strip()
+            if not (inner.startswith("{") and inner.endswith("}")):
+                raise TaskError(f"rule {name.strip()}: {brief(pred.strip(), 40)} is not an object predicate; write "
+                                f"{{attr=value, ...}}")
+            pairs = []
+            for item in inner[1:-1].split(","):
+                a, eq, v = (x.strip() for x in item.partition("="))
+                if not eq or a not in attrs:
+                    raise TaskError(f"rule {name.strip()}: {brief(item.strip(), 40)} names no attribute of "
+                                    f"{task.name} ({', '.join(attrs)})")
+                value = next((x for x in attrs[a] if str(x) == v), None)
+                if value is None:
+                    raise TaskError(f"rule {name.strip()}: {a} has no value {v!r} ({', '.join(map(str, attrs[a]))})")
+                pairs.append((a, value))
+            preds.append(tuple(pairs))
+        rule.append(tuple(preds))
+    return name.strip(), rule
 
 
 def _term_truth(h: Hypotheses, term: Sequence, scenes: np.ndarray) -> np.ndarray:

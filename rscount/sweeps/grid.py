@@ -272,7 +272,7 @@ def _load_source(source, folder: Path) -> tuple:
     from ..readers.dimacs import read_dimacs, task_from_cnf
     from ..readers.rsbench import load_config
     from ..readers.spec import load_spec, task_from_spec, task_from_text
-    from ..tasks import get_task
+    from ..tasks.named import tasks_named
     if isinstance(source, str):
         source = {"task": source}
     if not isinstance(source, Mapping):
@@ -297,7 +297,11 @@ def _load_source(source, folder: Path) -> tuple:
             params = source.get("param") or {}
             if not isinstance(params, Mapping):
                 raise SweepError(f"'param' of task source {brief(dict(source), 60)} must be a mapping")
-            task = get_task(str(source["task"]), **{str(k): str(v) for k, v in params.items()})
+            found = tasks_named(str(source["task"]), {str(k): str(v) for k, v in params.items()}, folder)
+            if len(found) != 1:
+                raise SweepError(f"task {source['task']} holds {len(found)} tasks; a grid point counts one task "
+                                 f"(list them as sources, or 'spec:' one of them)")
+            task = found[0]
         elif kind == "knowledge":
             task = task_from_text(source["knowledge"], source.get("concepts"), groups=source.get("groups"))
         elif kind == "spec":

@@ -6,26 +6,17 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ..errors import TaskError
+from ..files.shipped import example_path, examples, knowledge_dir
 from ..model.task import Task
 from ..readers.spec import load_spec, task_from_spec
 from . import families
 
-__all__ = ["get_task", "task_names", "knowledge_dir", "FAMILIES"]
+__all__ = ["get_task", "task_names", "knowledge_dir", "examples", "example_path", "FAMILIES"]
 
 FAMILIES = families.FAMILIES
 _SIZED = re.compile(r"(xor|and|or)([0-9]{1,9})")
-
-
-def knowledge_dir() -> Path:
-    """The folder holding the task spec files."""
-    here = Path(__file__).resolve().parents[2] / "knowledge"
-    if here.is_dir():
-        return here
-    from importlib.resources import files
-    return Path(str(files("rscount") / "knowledge"))
 
 
 def _spec_files() -> dict:
