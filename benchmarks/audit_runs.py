@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from rscount.results.count import format_count
+
 TASKS = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "mnadd-half", "mnmath", "mnmath-b1",
          "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia", "concon-t1", "raven"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,10 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(task: str, map_class: str, timeout: float) -> dict:
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "rscount.cli", "audit", "--task", task, "--map-class", map_class,
-                           "--timeout", str(timeout), "--json"], capture_output=True, text=True)
+                           "--timeout", str(timeout), "--json", "--quiet"], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode:
-        return {"task": task, "map_class": map_class, "wall": wall, "error": proc.stderr.strip()[-200:]}
+        return {"task": task, "map_class": map_class, "wall": wall, "error": _error(proc.stderr)}
     data = json.loads(proc.stdout)
     fix = data["fix"]
     return {"task": task, "map_class": map_class, "wall": wall, "count": data["count"],
@@ -39,20 +41,25 @@ def run(task: str, map_class: str, timeout: float) -> dict:
             "values_count": fix.get("supervise_values_count"), "values_minimal": fix.get("supervise_values_minimal")}
 
 
+def _error(stderr: str) -> str:
+    """The error line of a failed run, without the program's prefix."""
+    return stderr.strip().split("countrss: error: ")[-1].strip()[:300]
+
+
 def table(rows: list) -> str:
     lines = ["| task | class | optimal maps (read concepts) | relation | identifiable | cheapest value supervision | "
              "wall (s) |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['task']} | {r['map_class']} | error: {r['error']} | | | | {r['wall']:.1f} |")
+            lines.append(f"| {r['task']} | {r['map_class']} | error: {_error(r['error'])} | | | | {r['wall']:.1f} |")
             continue
         how = ("map counts" if r["weighted"] else "existence only") + ("" if r["complete"] else ", some undecided")
         fix = ("-" if r["values_count"] is None else
                f"{len(r['values_fix'])} items -> {r['values_count']}" + (" (smallest)" if r["values_minimal"]
                                                                           else ""))
-        count = str(r["count"]) if not r.get("unread") else \
-            f"{r['read_count']} (x {r['free_maps']} maps of {len(r['unread'])} unread concepts)"
+        unread = f" (x {format_count(r['free_maps'], short=True)} maps of {len(r['unread'])} unread concepts)"
+        count = f"{r['read_count']}{unread}" if r.get("unread") else str(r["count"])
         lines.append(f"| {r['task']} | {r['map_class']} | {count} | {how} | {r['identifiable']}/{r['concepts']} "
                      f"| {fix} | {r['wall']:.1f} |")
     return "\n".join(lines) + "\n"
@@ -63,9 +70,12 @@ def main() -> None:
     ap.add_argument("--classes", default="complete,disentangled,shared")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", default=str(ROOT / "docs" / "audit-times.md"))
+    ap.add_argument("--render", metavar="JSON", help="write the page from rows saved before (its .json), no runs")
     args = ap.parse_args()
     rows = []
-    for cls in args.classes.split(","):
+    if args.render:
+        rows = json.loads(Path(args.render).read_text())
+    for cls in [] if args.render else args.classes.split(","):
         for task in TASKS:
             rows.append(run(task, cls, args.timeout))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)

@@ -88,7 +88,8 @@ def test_audit_times_counts_are_what_counting_says_now():
         read = int(re.match(r"\d+", shown).group())
         assert read == r.read_count, row
         if "unread" in shown:
-            assert f"x {r.free_maps} maps of {len(r.unread)} unread" in shown, row
+            from rscount.results.count import format_count
+            assert f"x {format_count(r.free_maps, short=True)} maps of {len(r.unread)} unread" in shown, row
 
 
 @pytest.mark.slow
