@@ -23,6 +23,9 @@ __all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Au
            "SupervisionFix", "DataFix", "confusion", "data_curve"]
 
 
+CLASS_SHARE = 0.15  # of the audit's time, for the class table of the whole design beside a read-concepts audit
+
+
 def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int] | None = None,
                   seeds: Sequence[int] = range(5), draw: str = "space", workers: int | None = None,
                   timeout: float | None = 60.0, progress: Optional[Callable[[str], None]] = None,
@@ -39,7 +42,8 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
         inner = audit_problem(free[0], curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
                               timeout=None if timeout is None else timeout * 0.9, progress=progress,
                               all_concepts=True)
-        return _read_only(problem, *free, inner, None if timeout is None else max(timeout - inner.seconds, 1.0))
+        return _read_only(problem, *free, inner, None if timeout is None else
+                          max(min(timeout - inner.seconds, CLASS_SHARE * timeout), 1.0))
     if problem.inference == "learned:linear" and problem.map_class == "joint":
         raise EncodingError("the audit of a linear head covers the classes with value maps, not joint (count it: "
                             "countrss --map-class joint --inference learned:linear); audit the joint class with "
