@@ -74,12 +74,22 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
     from ..counters.generic.bruteforce import number_of_candidates
-    return dataclasses.replace(result, notes=problem.task.notes + result.notes, **_unread(problem, result),
+    result = dataclasses.replace(result, notes=problem.task.notes + result.notes)
+    return dataclasses.replace(result, **_unread(problem, result),
                                _class_size=functools.partial(number_of_candidates, problem))
 
 
 def _unread(problem: Problem, result: CountResult) -> dict:
     """The concepts no label reads and their free value maps, which the headline shows apart from the rest."""
+    if problem.inference != "knowledge" and problem.map_class in ("disentangled", "shared"):
+        learned = dataclasses.replace(problem, inference="knowledge")
+        found = unread_concepts(learned)
+        if found is None:
+            return {}
+        names = ", ".join(problem.task.concepts[i].name for i in found[0][:6])
+        return {"notes": result.notes + (f"no label's knowledge reads {names}{' ...' if len(found[0]) > 6 else ''}"
+                                         f"; under a learned head they are not free (a head may read them), so "
+                                         f"the count is not split into read and unread concepts",)}
     found = unread_concepts(problem)
     if found is None or (result.exact and result.count % found[1]):
         return {}
