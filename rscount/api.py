@@ -70,6 +70,19 @@ def expand_file(task, params: dict | None = None):
     return task
 
 
+def _identified(task: Task, item):
+    """A supervision item naming a concept as its program writes it (``digit(a)=3``) named as the task does
+    (``digit_a=3``); any other item as it is."""
+    if not task.shown or not isinstance(item, str):
+        return item
+    back = {text: ident for ident, text in task.shown}
+    name, eq, value = item.partition("=") if item.strip() in back else item.rpartition("=")
+    if not eq:
+        name, value = item, ""
+    ident = back.get(name.strip())
+    return item if ident is None else ident + (f"={value}" if eq else "")
+
+
 def make_problem(task: str | Task, *, map_class: str = "complete", support: Support | str | Sequence | None = None,
                  subsample=None, seed: int = 0, support_file: str | Path | None = None,
                  concept_sup=None, supervise: Sequence[str] = (), params: dict | None = None,
@@ -124,6 +137,7 @@ def make_problem(task: str | Task, *, map_class: str = "complete", support: Supp
     if not isinstance(supervise, (list, tuple)) or not all(isinstance(s, str) for s in supervise):
         raise TypeError(f"supervise= takes a concept name ('d1'), a value ('d1=4') or a list of them, not "
                         f"{brief(supervise, 40)}")
+    supervise = [_identified(task, item) for item in supervise]
     supervision = make_supervision(task, base, concept_sup, supervise, seed)
     return Problem(task, base, map_class, supervision, inference)
 

@@ -720,7 +720,7 @@ def _counted(args, progress, began: float) -> tuple:
             result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
                                        epsilon=args.epsilon, delta=args.delta, timeout=left(),
                                        memory_mb=args.memory_limit, progress=progress)
-        maps = [str(m) for m in result.maps(args.enumerate, left())] if args.enumerate else []
+        maps = [result.show(str(m)) for m in result.maps(args.enumerate, left())] if args.enumerate else []
         renamed = _renamed(result, left())
         head = _head(result, left())
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was

@@ -3,11 +3,15 @@ written as text, in every class and support; bad programs, functions and tables 
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
+from pathlib import Path
 
 import pytest
 
 import rscount
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "knowledge" / "examples"
 from rscount.errors import CountTimeout, KnowledgeError, TaskError
 from rscount.model.support import grid
 
@@ -61,7 +65,7 @@ def _as_named(task, names):
 def test_addition_program_counts_as_the_text():
     program = rscount.task_from_problog(ADDITION, "addition(a, b, Z)")
     assert [c.name for c in program.concepts] == ["digit_a", "digit_b"]
-    assert "digit_a = digit(a)" in program.notes[0]
+    assert program.shown == (("digit_a", "digit(a)"), ("digit_b", "digit(b)"))
     text = rscount.task_from_text(["digit_a + digit_b"], "digit_a=0..9,digit_b=0..9")
     _same_counts(program, text, supports=("exhaustive", "0,0;1,2;3,4;5,5;9,9"))
 
@@ -208,3 +212,16 @@ def test_the_command_line_reads_programs_and_tables(tmp_path, capsys):
     capsys.readouterr()
     assert main(["--problog", str(tmp_path / "add.pl")]) == 2
     assert "needs --query" in capsys.readouterr().err
+
+
+def test_problog_concepts_print_back_as_the_program_writes_them(capsys):
+    pytest.importorskip("problog")
+    from rscount.cli import main
+    program = str(EXAMPLES / "deepproblog-addition.pl")
+    assert main(["audit", "--problog", program, "--query", "addition(a, b, Z)", "--map-class", "shared"]) == 0
+    out = capsys.readouterr().out
+    assert "identifiable  digit(a), digit(b)" in out and "digit_a" not in out
+    assert main(["--problog", program, "--query", "addition(a, b, Z)", "--supervise", "digit(a)=3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["concept_names"] == {"digit_a": "digit(a)", "digit_b": "digit(b)"}
+    assert data["supervision"] == "digit_a=3"

@@ -147,7 +147,7 @@ class Audit:
             lines += ["", "How much data (random supports)", str(self.curve)]
         lines += [f"note          {n}" for n in self.notes]
         lines.append(f"time          {self.seconds:.2f} s")
-        return "\n".join(lines)
+        return self.result.show("\n".join(lines))
 
     def fix_lines(self) -> list:
         """The cheapest fixes, one line each (continuations indented), as the text report prints them."""

@@ -75,6 +75,16 @@ class CompiledKnowledge:
     bound: int = 0  # the largest magnitude of an integer any subexpression can take
 
 
+def show_names(text: str, shown: tuple) -> str:
+    """Replace each identifier of ``shown`` ((identifier, text) pairs) standing as a whole word in ``text``."""
+    if not shown:
+        return text
+    table = dict(shown)
+    pattern = re.compile(r"(?<![\w(])(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+                         + r")(?![\w(])")
+    return pattern.sub(lambda m: table[m.group(1)], text)
+
+
 @dataclass(frozen=True)
 class Task:
     """A learning-and-reasoning task: concepts, labels (beta_K), groups, default support.
@@ -92,6 +102,7 @@ class Task:
     warnings: tuple = ()
     params: tuple = ()
     notes: tuple = ()  # what the result should repeat about where the task came from
+    shown: tuple = ()  # (identifier, how the user wrote it) for concepts read from a program: digit_a = digit(a)
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.concepts]
@@ -286,6 +297,10 @@ class Task:
 
     def __repr__(self) -> str:
         return f"<Task {self.summary()}>"
+
+    def show(self, text: str) -> str:
+        """``text`` with each concept identifier written as the user wrote it (``digit_a`` -> ``digit(a)``)."""
+        return show_names(text, self.shown)
 
     def summary(self) -> str:
         doms = ", ".join(f"{c.name}:{domain_text(c.domain)}" for c in self.concepts)

@@ -74,7 +74,7 @@ def count_problem(problem: Problem, backend: str | None = None, *, exact: bool |
     result = _execute(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta, seed=seed,
                       timeout=timeout, memory_mb=memory_mb, progress=progress)
     from ..counters.generic.bruteforce import number_of_candidates
-    result = dataclasses.replace(result, notes=problem.task.notes + result.notes)
+    result = dataclasses.replace(result, notes=problem.task.notes + result.notes, shown=problem.task.shown)
     return dataclasses.replace(result, **_unread(problem, result),
                                _class_size=functools.partial(number_of_candidates, problem))
 

@@ -398,8 +398,9 @@ def _task(dag, names: dict, prog: _Program, queries: list, name: str, where: str
             task_labels.append(Label(var if len(queries) == 1 else f"{var}_{qi + 1}", out, f"{qname}: {var}"))
     task = Task(name=name, concepts=cs, labels=tuple(task_labels),
                 description=f"ProbLog program {where}, queries {', '.join(str(q) for q in queries)}",
-                notes=("concepts from ProbLog's ground atoms: " + ", ".join(f"{i} = {t}" for i, t in
-                                                                          shown.items()),))
+                notes=("concepts are ProbLog's ground atoms: " + ", ".join(shown.values()) + " (knowledge text "
+                       "names them by the identifiers JSON's concept_names gives)",),
+                shown=tuple((i, t) for i, t in shown.items() if i != t))
     _check_one_answer(task, answer_sets, where)
     return task
 

@@ -126,6 +126,7 @@ class CountResult:
     unread: tuple = ()  # concepts no label reads (disentangled, shared): their value maps are free
     free_maps: int = 1  # the value maps the unread concepts may take; count = read_count * free_maps
     command_seconds: float | None = None  # the whole command's time, where a caller measured it (the CLI)
+    shown: tuple = ()  # (identifier, how the user wrote the concept): a ProbLog atom digit(a) read as digit_a
     _class_size: Callable | None = field(default=None, repr=False, compare=False)  # maps in the class
     _enumerate: Callable | None = field(default=None, repr=False, compare=False)
     _renamed: Callable | None = field(default=None, repr=False, compare=False)
@@ -135,6 +136,11 @@ class CountResult:
     def rs_count(self) -> int:
         """Reasoning shortcuts: optimal maps other than the identity."""
         return self.count - int(self.intended)
+
+    def show(self, text: str) -> str:
+        """``text`` with concept identifiers written as the user wrote them (``digit_a`` -> ``digit(a)``)."""
+        from ..model.task import show_names
+        return show_names(text, self.shown)
 
     def __repr__(self) -> str:
         mark = "" if self.exact else "~"
@@ -198,6 +204,7 @@ class CountResult:
             round(self.command_seconds, 6), "encoding": self.encoding,
             "notes": list(self.notes), "warnings": list(self.warnings),
             "plan": self.plan.lines() if self.plan is not None else None,
+            **({"concept_names": dict(self.shown)} if self.shown else {}),
             "answered_by_step": None if self.answered is None else self.answered + 1,
             **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
                 "cumulative_exact": list(self.cumulative_exact or (True,) * len(self.cumulative)),
@@ -249,7 +256,7 @@ class CountResult:
         lines += [f"backend       {self.backend} ({kind}{enc})", f"time          {self.time_text()}"]
         lines += [f"note          {n}" for n in self.notes]
         lines += [f"warning       {w}" for w in self.warnings]
-        return "\n".join(lines)
+        return self.show("\n".join(lines))
 
 
     def _headline(self) -> list:
@@ -318,7 +325,7 @@ class CountResult:
             except (RscountError, NotImplementedError):  # a courtesy here; the count stands without it
                 maps = ""
         notes = "".join(f"<li>{escape(n)}</li>" for n in self.notes + self.warnings)
-        return table(rows) + maps + (f"<ul>{notes}</ul>" if notes else "")
+        return self.show(table(rows) + maps + (f"<ul>{notes}</ul>" if notes else ""))
 
     def plot(self, path=None):
         """Draw the count against the size of its map class (log scale); save to ``path`` (PNG or SVG).
