@@ -330,11 +330,15 @@ class Automorphism(Counter):
         return Tally(total, notes=(note,), encoding={"quotient_vectors": int(q.table.size), "nodes": search.nodes})
 
     def enumerate(self, problem, encoding, limit, deadline: Deadline | None = None):
-        """Optimal maps, read off the bijections of the full walk (every concept its own block)."""
+        """Optimal maps, read off the bijections: disentangled ones as products of the stabilizer chain's coset
+        representatives (a few existence searches, then no search at all), the others off the full walk."""
         task = problem.task
         q = quotient(task)
         groups = _groups(task) if problem.map_class == "shared" else None
         search = _Search(q, groups, deadline or Deadline(None, self.name), interchangeable(q, task))
+        if problem.map_class == "disentangled":
+            yield from itertools.islice(_chain_maps(task, q, search), limit)
+            return
         found: list = []
 
         def leaf(sigma, gs):
@@ -353,6 +357,35 @@ class Automorphism(Counter):
 
 class _Enough(Exception):
     """Enough maps listed."""
+
+
+def transversals(search: _Search) -> list:
+    """Per level t of the search order: one label-keeping bijection for each choice at concept order[t] that
+    extends the identity on order[:t] (coset representatives of the stabilizer chain G_t > G_t+1)."""
+    q, order, out = search.q, search.order(), []
+    for t in range(len(order)):
+        prefix = order[:t]
+        found: list = []
+        search.leaf = lambda sigma, gs: found.append({i: g.copy() for i, g in gs.items()})
+        gs = {a: np.arange(q.shape[a], dtype=np.int64) for a in prefix}
+        index = np.arange(math.prod(q.shape[a] for a in prefix), dtype=np.int64)
+        search._walk(t, list(prefix), None, gs, 1, index, first=True)
+        out.append(found)
+    search.leaf = None
+    return out
+
+
+def _chain_maps(task, q: Quotient, search: _Search):
+    """Every disentangled optimal map: each bijection is one product tau_0 o tau_1 o ... of coset
+    representatives (per concept, tau_0[i][tau_1[i][...]]), lifted to the value maps that induce it."""
+    levels = transversals(search)
+    k = q.table.ndim
+    reads = {i: i for i in range(k)}
+    for taus in itertools.product(*levels):
+        g = {i: np.arange(q.shape[i], dtype=np.int64) for i in range(k)}
+        for tau in reversed(taus):
+            g = {i: tau[i][g[i]] for i in range(k)}
+        yield from _lifts(task, q, reads, g, None, None)
 
 
 def _lifts(task, q: Quotient, reads: dict, gs: dict, allowed, groups):
