@@ -285,3 +285,22 @@ def test_lazy_rows_decide_existence_like_brute_force(map_class, seed, monkeypatc
         assert g <= set(w) and set(w) <= g | open_
     if rel.complete:
         assert got == [set(w) for w in expected]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_joint_digits_the_class_table_gives_are_the_counts(seed):
+    """Past 512 concept vectors the class table gives the joint count as a power of ten: the same formula's
+    log10 matches the exact closed-form count on small random tasks."""
+    import math
+
+    from rscount.counters.symmetry.closedform import joint_log10
+    problem = dataclasses.replace(random_problem(seed, "joint"), supervision=rscount.Supervision())
+    digits, exact = joint_log10(problem)
+    assert exact and abs(digits - math.log10(rscount.count_problem(problem, "closed-form").count)) < 1e-6
+
+
+def test_the_class_table_reuses_complete_for_permutation_and_free():
+    a = audit("kand-logic", map_class="disentangled", timeout=60)
+    assert a.classes["complete"][0] == a.classes["permutation"][0] == a.classes["free"][0] == 13436928
+    assert a.classes["joint"][0] is None and "about 10^2,914,532 maps" in a.classes["joint"][2]
+    assert a.relation.weighted and a.supervise_values.minimal and a.supervise_values.count == 1

@@ -397,8 +397,12 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
     """The count under every map class (None with the reason where it cannot be had in time); ``known`` is the
     result already counted for the problem's own class."""
     out, start = {}, time.monotonic()
-    for n, cls in enumerate(MAP_CLASSES):
-        left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.0) / (len(MAP_CLASSES) - n)
+    same = _same_as_complete(problem)
+    todo = [c for c in ("complete",) + tuple(MAP_CLASSES) if c not in same]
+    todo = sorted(set(todo), key=todo.index)
+    for n, cls in enumerate(todo):
+        share = (2 if cls == "complete" else 1) / (len(todo) - n + (cls == "complete"))  # the class it reuses
+        left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.0) * share
         if known is not None and cls == problem.map_class:
             out[cls] = (known.count, known.exact, "")
             continue
@@ -407,14 +411,29 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
                                      "count it with --map-class")
             continue
         if cls == "joint" and problem.task.space_size > JOINT_SPACE:
-            out[cls] = (None, False, f"over {JOINT_SPACE} concept vectors the joint count is astronomically large")
+            from ..counters.symmetry.closedform import joint_log10
+            digits, exact = joint_log10(problem)
+            out[cls] = (None, False, f"{'about' if exact else 'at least'} 10^{digits:,.0f} maps: too many digits to "
+                                     f"write (over {JOINT_SPACE} concept vectors)")
             continue
         try:
             r = _count(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)), left)
             out[cls] = (r.count, r.exact, "")
         except RscountError as exc:
             out[cls] = (None, False, str(exc).split(";")[0])
-    return out
+    for cls in same:
+        count, exact, why = out["complete"]
+        out[cls] = (count, exact, why or "")
+    return {cls: out[cls] for cls in MAP_CLASSES}
+
+
+def _same_as_complete(problem: Problem) -> tuple:
+    """Classes whose count is the complete class's (DESIGN.md): permutation always (a complete map that is not
+    onto leaves a predicted concept with no value); free where the support is exhaustive (each predicted concept
+    then reads all values of one concept). Not under a learned head, whose maps are read otherwise."""
+    if problem.inference != "knowledge" or problem.parts:
+        return ()
+    return ("permutation",) + (("free",) if problem.support.exhaustive and not problem.supervision else ())
 
 
 def _lifted_apart(problem: Problem, cls: str) -> bool:

@@ -232,6 +232,23 @@ def _stirling_row(n: int, deadline=None) -> list:
     return row
 
 
+def joint_log10(problem, listable: int = 1 << 22) -> tuple:
+    """(log10 of the joint count under K, exact) where the count is too large to write: each support vector
+    may go to any vector of its label, each other vector anywhere. Without supervision and with at most
+    ``listable`` concept vectors the label classes are read off the space (exact up to float rounding);
+    otherwise the N^(N - |S|) of the vectors off the support alone (a lower bound)."""
+    from ...model.support import space_label_ids
+    n, task = problem.task.space_size, problem.task
+    off = (n - problem.support.length) * math.log10(n)
+    if n > listable or problem.supervision or problem.parts or problem.inference != "knowledge":
+        return off, False
+    codes, _ = space_label_ids(task)
+    sizes = np.bincount(codes.astype(np.int64))
+    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+    rows = codes[np.asarray(problem.support.vectors, dtype=np.int64) @ strides].astype(np.int64)
+    return off + float(np.log10(sizes[rows].astype(float)).sum()), True
+
+
 class ClosedForm(Counter):
     name = "closed-form"
     inferences = ("knowledge", "learned", "learned:linear")
