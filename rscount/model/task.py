@@ -17,6 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import KnowledgeError, TaskError, brief
+from ..results.names import show_names
 from ..language.circuit import Circuit
 from ..language.compiler import compile_bounded
 from ..language.logic import Expr, variables
@@ -73,16 +74,6 @@ class CompiledKnowledge:
     inputs: dict  # (concept index, value index) -> input variable
     tables: tuple  # one ValueTable per label
     bound: int = 0  # the largest magnitude of an integer any subexpression can take
-
-
-def show_names(text: str, shown: tuple) -> str:
-    """Replace each identifier of ``shown`` ((identifier, text) pairs) standing as a whole word in ``text``."""
-    if not shown:
-        return text
-    table = dict(shown)
-    pattern = re.compile(r"(?<![\w(])(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-                         + r")(?![\w(])")
-    return pattern.sub(lambda m: table[m.group(1)], text)
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ class CountResult:
 
     def show(self, text: str) -> str:
         """``text`` with concept identifiers written as the user wrote them (``digit_a`` -> ``digit(a)``)."""
-        from ..model.task import show_names
+        from .names import show_names
         return show_names(text, self.shown)
 
     def __repr__(self) -> str:
