@@ -54,27 +54,16 @@ def count_valuemaps(problem, deadline: Deadline) -> int:
     if task.space_size <= MAX_SPACE:
         return _by_table(task, reps, col, tables, vectors, deadline)
     tuples = grid(tuple(len(t) for t in tables))
-    if len(tuples) > MAX_ALL:
-        return _filtered(task, col, tables, tuples, vectors, problem.labels, deadline)
-    want = problem.labels
-    step = max(1, CHUNK_VECTORS // max(1, len(vectors)))
-    total = 0
-    for start in range(0, len(tuples), step):
-        deadline.check()
-        chunk = tuples[start:start + step]
-        mapped = np.empty((len(chunk), len(vectors), k), dtype=np.int64)
-        for j in range(k):
-            mapped[:, :, j] = tables[col[j]][chunk[:, col[j]]][:, vectors[:, j]]
-        labels = task.evaluate(mapped.reshape(-1, k)).reshape(len(chunk), len(vectors), -1)
-        total += int((labels == want[None]).all(axis=(1, 2)).sum())
-    return total
+    first = FIRST_ROWS if len(tuples) > MAX_ALL else len(vectors)  # few tuples: every one on the whole support
+    return _filtered(task, col, tables, tuples, vectors, problem.labels, deadline, first)
 
 
-def _filtered(task, col: list, tables: list, tuples, vectors, want, deadline: Deadline) -> int:
-    """Many tuples: check all on a few support rows, keep those that give every label, then the survivors on
-    the next rows (blocks growing as they thin out). A tuple counts when it survives every row: the same test
-    as checking it on the whole support, in a fraction of the evaluations (RAVEN shared: 19,683 tuples)."""
-    alive, k, start, block = tuples, task.k, 0, FIRST_ROWS
+def _filtered(task, col: list, tables: list, tuples, vectors, want, deadline: Deadline, first: int) -> int:
+    """Check every tuple on the first ``first`` support rows, keep those that give every label, then the
+    survivors on the next rows (blocks growing as they thin out). A tuple counts when it survives every row:
+    the same test as checking it on the whole support, in a fraction of the evaluations where tuples are many
+    (RAVEN shared: 19,683)."""
+    alive, k, start, block = tuples, task.k, 0, first
     while start < len(vectors) and len(alive):
         rows, wanted = vectors[start:start + block], want[start:start + block]
         keep = []
