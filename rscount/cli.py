@@ -31,7 +31,7 @@ from .readers.rsbench import load_config
 from .readers.spec import task_from_text
 from .results.count import format_count
 from .runtime.limits import Terminated, check_megabytes, check_seed, check_seconds, memory_limit, terminating, time_limit
-from .runtime.progress import display
+from .runtime.progress import HEARTBEAT, display
 from .tasks.named import tasks_named
 from .tasks import get_task, task_names
 from .tasks.export import export_library
@@ -782,7 +782,7 @@ def _sweep(argv: Sequence[str], out, err) -> int:
         raise _UsageError("--workers sizes the local cluster; an existing one (--scheduler) has its own workers")
     grid = load_grid(args.grid)
     shown = args.progress or (err.isatty() and not args.quiet)
-    bar = _SweepBar(err, shown)
+    bar = _SweepBar(err, shown, quiet=args.quiet)
     try:
         table = sweep(grid, args.out, workers=args.workers, scheduler=args.scheduler, progress=bar,
                       dashboard=args.dashboard, warn=False)
@@ -793,11 +793,13 @@ def _sweep(argv: Sequence[str], out, err) -> int:
 
 
 class _SweepBar:
-    """One progress bar for a sweep: done, running, failed, ETA (when ``shown``); the dashboard's address always."""
+    """One progress bar for a sweep: done, running, failed, ETA (when ``shown``; off a terminal a line every
+    HEARTBEAT seconds instead, unless ``quiet``); the dashboard's address always."""
 
-    def __init__(self, err, shown: bool = True):
+    def __init__(self, err, shown: bool = True, quiet: bool = False):
         from tqdm import tqdm
         self.err, self.bar, self._tqdm, self.shown, self.told = err, None, tqdm, shown, False
+        self.quiet, self.began, self.said = quiet, time.monotonic(), time.monotonic()
 
     def __call__(self, state: dict) -> None:
         if "dashboard" in state:
@@ -810,6 +812,11 @@ class _SweepBar:
                 print(f"countrss sweep: {state['resumed']} of {state['resumed'] + state['total']} points already in "
                       f"the output, not run again; {state['total']} to run", file=self.err, flush=True)
         if not self.shown:
+            if not self.quiet and "done" in state and time.monotonic() - self.said >= HEARTBEAT:
+                self.said = time.monotonic()
+                print(f"countrss sweep: {state['done']} of {state['total']} points done after "
+                      f"{self.said - self.began:.0f} s ({state['failed']} failed, {state.get('running', 0)} "
+                      f"running)", file=self.err, flush=True)
             return
         if self.bar is None:
             self.bar = self._tqdm(total=state["total"], file=self.err, desc="sweep", unit="point",
