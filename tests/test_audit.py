@@ -304,3 +304,27 @@ def test_the_class_table_reuses_complete_for_permutation_and_free():
     assert a.classes["complete"][0] == a.classes["permutation"][0] == a.classes["free"][0] == 13436928
     assert a.classes["joint"][0] is None and "about 10^2,914,532 maps" in a.classes["joint"][2]
     assert a.relation.weighted and a.supervise_values.minimal and a.supervise_values.count == 1
+
+
+@pytest.mark.parametrize("cls", ["complete", "permutation", "disentangled"])
+def test_relation_from_the_groups_orbits_is_the_tally_of_every_map(cls):
+    """Where the optimal maps are a group's elements, the weights read off its orbits (no map listed) equal the
+    tally over every listed map, on random exhaustive tasks."""
+    from randomtasks import random_exhaustive_problem
+
+    from rscount.auditing.relation import _by_orbits, _tally
+    from rscount.auditing.maps import list_maps
+    met = 0
+    for seed in range(60):
+        problem = random_exhaustive_problem(seed, cls)
+        result = rscount.count_problem(problem)
+        orbits = _by_orbits(problem, result, 30)
+        if orbits is None:
+            continue
+        maps = list_maps(problem, result, 100_000, 60)
+        tally = _tally(problem, maps)
+        for mine, want in zip(orbits.concepts, tally):
+            assert np.array_equal(mine.possible, want.possible), (seed, mine.name)
+            assert [int(x) for x in mine.weights.ravel()] == [int(x) for x in want.weights.ravel()], (seed, mine.name)
+        met += 1
+    assert met >= 10, met

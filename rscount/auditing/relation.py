@@ -116,7 +116,43 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
         return _sampled(problem, result, _empty(problem), left, "several tasks with too many optimal maps to list")
     if problem.inference == "learned:linear":  # the CNF holds every head's maps, not only the linear heads'
         return _sampled(problem, result, _empty(problem), left, "a linear head with too many maps to list")
+    if result.exact and problem.inference == "knowledge":
+        by_orbits = _by_orbits(problem, result, left)
+        if by_orbits is not None:
+            return by_orbits
     return _through_cnf(problem, result, left)
+
+
+# --- the group's orbits --------------------------------------------------------------------------------------
+
+def _by_orbits(problem: Problem, result: CountResult, seconds: float | None) -> Relation | None:
+    """Exact weights without listing the maps, where the optimal maps are the elements of a group G acting on
+    (concept, value) points (:func:`~rscount.counters.symmetry.automorphism.point_orbits`). Predicted concept j
+    reads j itself in |G| / |concept orbit of j| maps, and those send v to u in |G| / |orbit of (j, v)| maps when
+    (j, u) is in that orbit (orbit-stabilizer); the maps where j reads another concept realise every pair on the
+    exhaustive support (a bijection of that concept's values)."""
+    from ..counters.symmetry.automorphism import point_orbits
+    try:
+        found = point_orbits(problem, Deadline(seconds, "the audit's orbits"))
+    except (BackendError, CountTimeout):
+        return None
+    if found is None:
+        return None
+    points, concepts, offsets = found
+    G, rel = result.count, _empty(problem)
+    for j, c in enumerate(rel):
+        d = len(c.values)
+        here = points[offsets[j]:offsets[j] + d]
+        stays = G // int((concepts == concepts[j]).sum())
+        moved = G - stays
+        for v in range(d):
+            orbit = int((points == here[v]).sum())
+            for u in range(d):
+                w = (G // orbit if here[u] == here[v] else 0) + moved
+                c.possible[v, u] = w > 0
+                c.weights[v, u] = w
+    return Relation(tuple(rel), f"exact from the {result.count:,} maps' group: its orbits on (concept, value) "
+                                f"points, no map listed", True, True)
 
 
 # --- every map listed ----------------------------------------------------------------------------------------

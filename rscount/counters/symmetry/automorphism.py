@@ -375,6 +375,62 @@ def transversals(search: _Search) -> list:
     return out
 
 
+def point_orbits(problem, deadline: Deadline) -> tuple | None:
+    """The group of label-keeping bijections acting on (concept, value) points, where every optimal map is one
+    element (exhaustive support, no supervision, a class of one value map per concept, every quotient class a
+    single value: Kand-Logic): (orbit id per point, orbit id per concept, offsets of each concept's points).
+    None where those conditions fail. Generators: the stabilizer chain's coset representatives and the swaps of
+    interchangeable concepts."""
+    task = problem.task
+    if problem.map_class not in CLASSES or problem.map_class == "shared" or not Automorphism().applies(problem):
+        return None
+    q = quotient(task)
+    if any(len(c) != 1 for cls in q.classes for c in cls):
+        return None
+    swaps = interchangeable(q, task)
+    blocks = None if problem.map_class == "disentangled" else swaps
+    search = _Search(q, None, deadline, swaps)
+    order, found = search.order(), []
+    search.leaf = lambda sigma, gs: found.append((list(sigma), {i: g.copy() for i, g in gs.items()}))
+    for t in range(len(order)):
+        prefix = order[:t]
+        gs = {a: np.arange(q.shape[a], dtype=np.int64) for a in prefix}
+        unused = None if blocks is None else [[j for j in b if j not in prefix] for b in blocks]
+        index = np.arange(math.prod(q.shape[a] for a in prefix), dtype=np.int64)
+        search._walk(t, list(prefix), unused, gs, 1, index, first=True)
+    search.leaf = None
+    offsets = np.cumsum([0] + [q.shape[j] for j in range(task.k)])
+    points, concepts = _UnionFind(int(offsets[-1])), _UnionFind(task.k)
+    for sigma, gs in found:
+        for i, j in zip(order, sigma):
+            concepts.join(i, j)
+            for a in range(q.shape[j]):
+                points.join(int(offsets[j]) + a, int(offsets[i]) + int(gs[i][a]))
+    for block in ([] if blocks is None else swaps):
+        for x, y in zip(block, block[1:]):  # swapping two interchangeable concepts, values kept
+            concepts.join(x, y)
+            for a in range(q.shape[x]):
+                points.join(int(offsets[x]) + a, int(offsets[y]) + a)
+    return points.roots(), concepts.roots(), offsets
+
+
+class _UnionFind:
+    def __init__(self, n: int):
+        self.up = list(range(n))
+
+    def find(self, x: int) -> int:
+        while self.up[x] != x:
+            self.up[x] = self.up[self.up[x]]
+            x = self.up[x]
+        return x
+
+    def join(self, x: int, y: int) -> None:
+        self.up[self.find(x)] = self.find(y)
+
+    def roots(self) -> np.ndarray:
+        return np.array([self.find(x) for x in range(len(self.up))], dtype=np.int64)
+
+
 def _chain_maps(task, q: Quotient, search: _Search):
     """Every disentangled optimal map: each bijection is one product tau_0 o tau_1 o ... of coset
     representatives (per concept, tau_0[i][tau_1[i][...]]), lifted to the value maps that induce it."""
