@@ -229,3 +229,14 @@ def test_a_background_thread_out_of_memory_is_one_line():
         t.start()
         t.join()
     assert err.getvalue().count("\n") == 1 and "ran out of memory (--memory-limit)" in err.getvalue()
+
+
+def test_a_count_of_millions_of_digits_goes_to_json_in_seconds(capsys):
+    """Kand-Logic's joint count has 2,914,533 digits: Python's own int-to-text takes minutes on it; JSON gets
+    the digits as a string (python-flint writes them), the text its power of ten."""
+    pytest.importorskip("flint")
+    from rscount.cli import main
+    assert main(["--task", "kand-logic", "--map-class", "joint", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert isinstance(data["count"], str) and len(data["count"]) == 2_914_533
+    assert data["count"].startswith("2346559356") and data["count_log10"] > 2_914_532

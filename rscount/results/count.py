@@ -91,7 +91,8 @@ class TaskCount:
     exact: bool = True
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "count": self.count, "count_union": self.count_union, "exact": self.exact}
+        return {"task": self.task, "count": json_int(self.count), "count_union": json_int(self.count_union),
+                "exact": self.exact}
 
 
 @dataclass(frozen=True)
@@ -194,11 +195,13 @@ class CountResult:
         return {
             "task": self.task, "map_class": self.map_class, "support": self.support,
             "support_size": self.support_size, "supervision": self.supervision, "inference": self.inference,
-            "count": self.count, "rs_count": self.rs_count, "exact": self.exact, "intended_counted": self.intended,
-            "read_count": self.read_count, "read_rs_count": self.read_rs_count, "unread_concepts": list(self.unread),
-            "free_maps": self.free_maps, "count_log10": round(log10_count(self.count), 3) if self.count else None,
-            "lower": self.lower if not self.exact else self.count,
-            "upper": self.upper if not self.exact else self.count,
+            "count": json_int(self.count), "rs_count": json_int(self.rs_count), "exact": self.exact,
+            "intended_counted": self.intended, "read_count": json_int(self.read_count),
+            "read_rs_count": json_int(self.read_rs_count), "unread_concepts": list(self.unread),
+            "free_maps": json_int(self.free_maps),
+            "count_log10": round(log10_count(self.count), 3) if self.count else None,
+            "lower": json_int(self.lower if not self.exact else self.count),
+            "upper": json_int(self.upper if not self.exact else self.count),
             "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
             "seconds": round(self.seconds, 6), "command_seconds": None if self.command_seconds is None else
             round(self.command_seconds, 6), "encoding": self.encoding,
@@ -354,6 +357,24 @@ class CountResult:
                      + (" on the concepts the labels read" if self.unread else ""), fontsize=9)
         from ..files.writing import show_or_save
         return show_or_save(fig, path)
+
+
+JSON_DIGITS = 100_000  # past this many digits a count goes to JSON as a string of its digits
+
+
+def json_int(n: int | None):
+    """``n`` for JSON: itself, or past JSON_DIGITS digits the string of its digits, written by python-flint
+    where it is installed (Python's own int-to-text conversion takes minutes on millions of digits)."""
+    if n is None or abs(n).bit_length() < JSON_DIGITS * 3.33:
+        return n
+    try:
+        import flint
+        return str(flint.fmpz(n))
+    except ImportError:
+        from ..errors import BackendError
+        raise BackendError(f"the count has about {int(log10_count(abs(n))):,} digits, and writing every one "
+                           f"takes Python minutes; install python-flint (pip install 'rscount[heads]') to write "
+                           f"them, or leave out --json for its power of ten") from None
 
 
 def log10_count(n: int) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from ..errors import CountTimeout, RscountError
-from ..results.count import log10_count
+from ..results.count import json_int, log10_count
 from .grid import Grid, Point
 
 __all__ = ["run_point", "STATUSES", "ROW_FIELDS"]
@@ -45,7 +45,8 @@ def _problem(point: Point):
 
 def _counted(result) -> dict:
     count = int(result.count)
-    return {"count": count, "log10_count": log10_count(count), "exact": bool(result.exact), "counted_by": result.backend}
+    return {"count": json_int(count), "log10_count": log10_count(count), "exact": bool(result.exact),
+            "counted_by": result.backend}
 
 
 def _count(point: Point, grid: Grid) -> dict:
