@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from rscount.results.count import format_count
+from rscount.results.count import short_count
 
 TASKS = ["xor3", "and3", "or3", "mnlogic-random", "mnadd", "mnadd-evenodd", "mnadd-half", "mnmath", "mnmath-b1",
          "kand-logic", "cle4evr", "sdd-oia", "sdd-oia-ambulance", "bdd-oia", "concon-t1", "raven"]
@@ -58,8 +58,8 @@ def table(rows: list) -> str:
         fix = ("-" if r["values_count"] is None else
                f"{len(r['values_fix'])} items -> {r['values_count']}" + (" (smallest)" if r["values_minimal"]
                                                                           else ""))
-        unread = f" (x {format_count(r['free_maps'], short=True)} maps of {len(r['unread'])} unread concepts)"
-        count = f"{r['read_count']}{unread}" if r.get("unread") else str(r["count"])
+        unread = f" (x {short_count(r['free_maps'])} maps of {len(r['unread'])} unread concepts)"
+        count = f"{short_count(r['read_count'])}{unread}" if r.get("unread") else short_count(r["count"])
         lines.append(f"| {r['task']} | {r['map_class']} | {count} | {how} | {r['identifiable']}/{r['concepts']} "
                      f"| {fix} | {r['wall']:.1f} |")
     return "\n".join(lines) + "\n"

@@ -36,11 +36,10 @@ def run(args: list, cls: str, approx: bool = False) -> tuple:
 
 
 def _n(data: dict) -> str:
-    from rscount.results.count import format_count
+    from rscount.results.count import short_count
     read, free = data.get("read_count", data["count"]), data.get("free_maps", 1)
-    shown = format_count(read, short=True) if read >= 10 ** 6 else str(read)
-    return shown + (f" (x {format_count(free, short=True)} free maps of {len(data['unread_concepts'])} unread "
-                    f"concepts)" if data.get("unread_concepts") else "")
+    return short_count(read) + (f" (x {short_count(free)} free maps of {len(data['unread_concepts'])} unread "
+                                f"concepts)" if data.get("unread_concepts") else "")
 
 
 def main() -> int:
@@ -53,7 +52,7 @@ def main() -> int:
                 continue
             est, wall2, why2 = run(args, cls, approx=True)
             if est is not None and not est["exact"]:
-                rows.append((name, cls, f"~{_n(est)} in [{est['lower']:.3g}, {est['upper']:.3g}] (p >= "
+                rows.append((name, cls, f"~{_n(est)} in [{float(est['lower']):.3g}, {float(est['upper']):.3g}] (p >= "
                              f"{1 - est['delta']:g})", f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
             else:
                 rows.append((name, cls, "not counted", f"{wall:.1f}", why))

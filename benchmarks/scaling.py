@@ -54,9 +54,9 @@ def main() -> int:
              f"[scaling.png](scaling.png).", "",
              "| design | size | class | optimal maps (read concepts) | wall (s) | counter, or why not |",
              "|---|---|---|---|---|---|"]
-    from rscount.results.count import format_count
+    from rscount.results.count import short_count
     for r in rows:
-        shown = format_count(r["read_count"], short=True) if "read_count" in r else "not counted"
+        shown = short_count(r["read_count"]) if "read_count" in r else "not counted"
         lines.append(f"| {r['series']} | {r['axis']} {r['size']} | {r['class']} | {shown} | {r['wall']:.1f} | "
                      f"{r.get('backend') or r.get('error')} |")
     (ROOT / "docs" / "scaling.md").write_text("\n".join(lines) + "\n")

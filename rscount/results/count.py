@@ -377,6 +377,13 @@ def json_int(n: int | None):
                            f"them, or leave out --json for its power of ten") from None
 
 
+def short_count(n) -> str:
+    """A count as JSON gives it (an int, or past JSON_DIGITS a string of digits), short: 1.234e56 from 10^6."""
+    if isinstance(n, str):
+        return f"{n[0]}.{n[1:4]}e{len(n) - 1}"
+    return str(n) if abs(n) < 10 ** 6 else format_count(n, short=True)
+
+
 def log10_count(n: int) -> float:
     """log10 of an integer of any size."""
     return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
