@@ -136,7 +136,7 @@ def _in_gc_callback(frame, depth: int = 64) -> bool:
     codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None and depth:
         code = frame.f_code
-        if code in codes or code.co_name == "__del__" or code.co_filename.endswith("weakref.py"):
+        if code in codes or code.co_name == "__del__" or code.co_filename.endswith(("weakref.py", "_weakrefset.py")):
             return True
         frame, depth = frame.f_back, depth - 1
     return False
