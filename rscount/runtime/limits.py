@@ -130,13 +130,16 @@ def time_limit(seconds: float | None, what: str = "the command", advice: str = "
                 signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - start), 1e-3), REPEAT)
 
 
+WEAKREF_FILES = ("weakref.py", "_weakrefset.py")  # where weak references' callbacks run
+
+
 def _in_gc_callback(frame, depth: int = 64) -> bool:
     """Whether the signal arrived where Python prints and drops exceptions: a garbage-collector callback (a
     profiler's, hypothesis's), a weak reference's callback or a ``__del__``."""
     codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None and depth:
         code = frame.f_code
-        if code in codes or code.co_name == "__del__" or code.co_filename.endswith(("weakref.py", "_weakrefset.py")):
+        if code in codes or code.co_name == "__del__" or code.co_filename.endswith(WEAKREF_FILES):
             return True
         frame, depth = frame.f_back, depth - 1
     return False
