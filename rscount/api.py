@@ -59,14 +59,14 @@ def resolve_task(task, params: dict | None = None, concepts=None) -> Task:
 
 
 def expand_file(task, params: dict | None = None):
-    """A path (or a shipped example's name) whose file holds several tasks becomes the list of them, so that
-    count() and audit() take the tasks together; anything else is returned as it is."""
+    """A path (or a shipped example's name) becomes its task, or the list of them where the file holds several,
+    so that count() and audit() take the tasks together; anything else is returned as it is."""
     if isinstance(task, Path) or isinstance(task, str) and looks_like_file(task):
         try:
             found = tasks_named(str(task), params)
         except TaskError:
             return task  # resolve_task says what is wrong, in its place
-        return found if len(found) > 1 else task
+        return found if len(found) > 1 else found[0]  # read once: resolve_task takes the Task as it is
     return task
 
 
@@ -76,9 +76,9 @@ def _identified(task: Task, item):
     if not task.shown or not isinstance(item, str):
         return item
     back = {text: ident for ident, text in task.shown}
-    name, eq, value = item.partition("=") if item.strip() in back else item.rpartition("=")
+    name, eq, value = item.rpartition("=")
     if not eq:
-        name, value = item, ""
+        name = item
     ident = back.get(name.strip())
     return item if ident is None else ident + (f"={value}" if eq else "")
 
