@@ -16,8 +16,9 @@ from torch import nn
 from ..errors import HarnessError
 from .fuzzy import FuzzyKnowledge, p_mean_error
 from .probabilistic import exact_semantics
+from .raven import RuleScoring, is_raven
 
-__all__ = ["EXTRACTORS", "MODELS", "Extractor", "build_model", "label_classes"]
+__all__ = ["EXTRACTORS", "MODELS", "SEMANTICS", "Extractor", "build_model", "label_classes", "semantics_for"]
 
 EXTRACTORS = {"joint": "complete", "separate": "disentangled", "shared": "shared"}
 HIDDEN = 64
@@ -50,6 +51,19 @@ class Extractor(nn.Module):
         else:
             logits = [self.nets[str(self.owner[i])](x[:, i]) for i in range(self.k)]
         return [torch.log_softmax(z, dim=1).clamp(min=MIN_LOGP) for z in logits]
+
+
+SEMANTICS = ("auto", "enumerate", "circuit", "rules")
+
+
+def semantics_for(task, train_labels: np.ndarray, method: str = "auto"):
+    """DPL's likelihood: exact (enumeration or compiled circuit), or for RAVEN rsbench's rule scoring, which
+    ``auto`` picks there (3^48 concept vectors neither enumerate nor compile)."""
+    if method not in SEMANTICS:
+        raise HarnessError(f"unknown semantics {method!r}; choose one of {', '.join(SEMANTICS)}")
+    if method == "rules" or (method == "auto" and is_raven(task)):
+        return RuleScoring(task)
+    return exact_semantics(task, train_labels, method)
 
 
 def label_classes(task) -> list:
@@ -118,7 +132,7 @@ class DPL(_Base):
     def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto",
                  width: int = HIDDEN):
         super().__init__(task, dim, extractor, width)
-        self.semantics = exact_semantics(task, train_labels, semantics)
+        self.semantics = semantics_for(task, train_labels, semantics)
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         logps = self.extractor(x)
@@ -217,7 +231,7 @@ class SL(CBM):
     def __init__(self, task, dim: int, extractor: str, train_labels: np.ndarray, semantics: str = "auto",
                  weight: float = 1.0, width: int = HIDDEN):
         super().__init__(task, dim, extractor, width)
-        self.semantics, self.sl_weight = exact_semantics(task, train_labels, semantics), weight
+        self.semantics, self.sl_weight = semantics_for(task, train_labels, semantics), weight
 
     def loss(self, x, y, concepts, mask, weight: float = 1.0):
         logps, h = self._bottleneck(x)

@@ -26,7 +26,7 @@ from ..problems.problem import Problem
 from .data import Dataset, Split, check_inputs, make_dataset
 from .learned import LearnedMap, head_on_images, learned_map
 from .metrics import concept_report, label_report, rsbench_metrics
-from .models import build_model
+from .models import SEMANTICS, build_model
 
 __all__ = ["TrainConfig", "SeedResult", "TrainReport", "run", "train_seed", "count_and_relation", "wilson",
            "seed_record", "summarise", "RSBENCH_SEEDS"]
@@ -82,6 +82,8 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SIZE:
                 raise HarnessError(f"{name}= must be a whole number from {low} to {MAX_SIZE:,}, got {value!r:.40}")
+        if self.semantics not in SEMANTICS:
+            raise HarnessError(f"semantics= must be one of {', '.join(SEMANTICS)}, got {self.semantics!r:.40}")
         if not isinstance(self.cover_train, bool):
             raise HarnessError(f"cover_train= must be true or false, got {self.cover_train!r:.40}")
         if self.threads is not None and (not isinstance(self.threads, int) or not 1 <= self.threads <= 1024):

@@ -23,7 +23,7 @@ from ..readers.spec import load_spec, task_from_spec
 from ..model.task import Task
 from .params import whole
 
-__all__ = ["raven", "RULES", "ATTRIBUTES", "rule_holds"]
+__all__ = ["raven", "RULES", "ATTRIBUTES", "CONTEXT", "rule_holds", "rules_of", "panel_concept"]
 
 CONTEXT = 8  # panels of the matrix shown: rows 1 and 2, and the first two of row 3 (knowledge/families/raven.yaml)
 
@@ -56,7 +56,7 @@ def rule_holds(rule: str, x: int, y: int, z: int) -> bool:
     raise TaskError(f"unknown RAVEN rule {rule!r}")
 
 
-def _panel(attribute: str, p: int) -> str:
+def panel_concept(attribute: str, p: int) -> str:
     """The concept of an attribute of panel p (0-based): context panels p1..p8, candidates c1..c8."""
     return f"{attribute}_p{p + 1}" if p < CONTEXT else f"{attribute}_c{p - CONTEXT + 1}"
 
@@ -78,19 +78,19 @@ def raven(candidates=8, attributes="type,size,color", values=3, samples=1000, se
     attrs = [a for a in ATTRIBUTES if a in names]
     text = setting()["rules"]
     panels = CONTEXT + k
-    concepts = {_panel(a, p): f"0..{d - 1}" for p in range(panels) for a in attrs}
+    concepts = {panel_concept(a, p): f"0..{d - 1}" for p in range(panels) for a in attrs}
     definitions, scores = {}, []
     for a in attrs:
         for r in rules_of(a):
             for row, ps in (("r1", (0, 1, 2)), ("r2", (3, 4, 5))):
                 definitions[f"{a}_{row}_{r}"] = "(" + text[r] + ")"
-                definitions[f"{a}_{row}_{r}"] = definitions[f"{a}_{row}_{r}"].format(**dict(zip("xyz", (_panel(a, p) for p in ps))))
+                definitions[f"{a}_{row}_{r}"] = definitions[f"{a}_{row}_{r}"].format(**dict(zip("xyz", (panel_concept(a, p) for p in ps))))
     for c in range(k):
         factors = []
         for a in attrs:
             terms = []
             for r in rules_of(a):
-                third = "(" + text[r].format(x=_panel(a, 6), y=_panel(a, 7), z=_panel(a, CONTEXT + c)) + ")"
+                third = "(" + text[r].format(x=panel_concept(a, 6), y=panel_concept(a, 7), z=panel_concept(a, CONTEXT + c)) + ")"
                 terms.append(f"ITE({a}_r1_{r} & {a}_r2_{r} & {third}, 1, 0)")
             definitions[f"agree_{a}_c{c + 1}"] = "Sum(" + ", ".join(terms) + ")"
             factors.append(f"agree_{a}_c{c + 1}")
@@ -106,7 +106,7 @@ def raven(candidates=8, attributes="type,size,color", values=3, samples=1000, se
     name = "raven" if defaults else f"raven-{k}c-{'-'.join(attrs)}-{d}v"
     task = task_from_spec({
         "name": name, "concepts": concepts, "definitions": definitions, "labels": {"answer": label},
-        "groups": {a: [_panel(a, p) for p in range(panels)] for a in attrs},
+        "groups": {a: [panel_concept(a, p) for p in range(panels)] for a in attrs},
         "description": f"RAVEN center_single as rsbench's DPL model reads it: {panels} panels ({k} candidates), "
                        f"{', '.join(attrs)} of {d} values; answer = the first candidate of the highest rule "
                        f"agreement (the model's argmax: where several candidates fit, the first; where none "
