@@ -44,13 +44,10 @@ def reading() -> list:
     return rows
 
 
-WIDER = {"disentangled": "shared", "complete": "shared", "permutation": "shared", "free": "shared"}
-
-
 def raven_classes(seconds: float = 60.0) -> list:
     """Each class: the exact count, else an estimate, else guaranteed bounds (a narrower class's exact count is
     a lower bound, the class's size an upper one; the joint count's power of ten)."""
-    from rscount.counters.generic.bruteforce import number_of_candidates
+    from rscount.auditing.fixes import class_bounds
     from rscount.counters.symmetry.closedform import joint_log10
     out, exact = [], {}
     for cls in ("shared",) + tuple(c for c in CLASSES if c != "shared"):
@@ -73,11 +70,9 @@ def raven_classes(seconds: float = 60.0) -> list:
             out.append((cls, f"at least 10^{digits:,.0f}", "-", f"bound: the vectors off the support alone; exact: "
                                                                  f"{why}"))
             continue
-        low = exact.get(WIDER[cls])
-        high = number_of_candidates(problem)
-        out.append((cls, f"between {format_count(low, short=True)} and {format_count(high, short=True)}", "-",
-                    f"bounds: the {WIDER[cls]} maps are {cls} maps; the class has {format_count(high, short=True)} "
-                    f"maps; exact: {why}"))
+        bounds = class_bounds(problem, cls, {c: (n, True, "") for c, n in exact.items()})
+        out.append((cls, bounds.split(" (")[0], "-", f"bounds: {bounds.split(' (', 1)[1].split(');')[0]}; exact: "
+                                                      f"{why}"))
     order = {c: n for n, c in enumerate(CLASSES)}
     return sorted(out, key=lambda row: order[row[0]])
 

@@ -74,7 +74,8 @@ def tune(problem, base: TrainConfig, model: str, w_h: float, workers: int, count
     """(best overrides, what each tried setting scored over TUNE_SEEDS): fit first (the most tuning seeds that
     fit the training labels), then the best mean validation mF1(Y), then the earlier (simpler) setting."""
     tried = []
-    for over in grid(model, w_h) + TASK_GRID.get(problem.task.name, []):
+    extra = TASK_GRID.get(problem.task.name, []) if problem is not None else []
+    for over in grid(model, w_h) + extra:
         config = dataclasses.replace(base, restarts=1, **over)
         report = run(problem, seeds=TUNE_SEEDS, config=config, workers=workers, counted=counted,
                      predicted=predicted)

@@ -291,3 +291,32 @@ class TestValueMaps:
                                                 supervise=["col1_1"]))
         with pytest.raises(rscount.BackendError, match="value-map tuples"):
             rscount.count_problem(rscount.make_problem("mnadd", map_class="shared"), "valuemaps")
+
+
+def test_contingency_tables_match_a_brute_force_listing_and_take_many_blocks():
+    """The double cosets' tables: every matrix with the row and column sums, once each, and no recursion limit
+    on designs of many concepts (RAVEN's 48 singleton blocks reached it in the audit's class table)."""
+    import itertools
+    import random
+
+    from rscount.counters.symmetry.structural import _tables
+
+    def brute(rows, cols):
+        r, c = len(rows), len(cols)
+        top = max(rows + cols) + 1
+        out = []
+        for cells in itertools.product(range(top), repeat=r * c):
+            m = [list(cells[i * c:(i + 1) * c]) for i in range(r)]
+            if [sum(x) for x in m] == rows and [sum(m[i][j] for i in range(r)) for j in range(c)] == cols:
+                out.append(m)
+        return out
+    rng = random.Random(5)
+    for _ in range(150):
+        rows, cols = [0] * rng.randint(1, 3), [0] * rng.randint(1, 3)
+        for _ in range(rng.randint(0, 4)):
+            rows[rng.randrange(len(rows))] += 1
+            cols[rng.randrange(len(cols))] += 1
+        got = list(_tables(rows, cols))
+        assert sorted(got) == sorted(brute(rows, cols)), (rows, cols)
+        assert len({str(m) for m in got}) == len(got)
+    assert sum(1 for _, _ in zip(range(2001), _tables([1] * 48, [1] * 48))) == 2001

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import BackendError, CountTimeout, RscountError
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, Supervision, for_class
+from ..results.count import short_count
 from .maps import identity, kills
 
 __all__ = ["SupervisionFix", "DataFix", "supervision_fix", "data_fix", "class_counts", "label_subsets",
@@ -334,8 +335,8 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
                 pool = list(_count(current, left).maps(POOL, left))
             except (BackendError, CountTimeout, MemoryError, NotImplementedError):
                 break
-        cand = _candidates(current, rng)
-        if cand is None or not len(cand):
+        cand, every = _candidates(current, rng)
+        if not len(cand):
             break
         labels = task.evaluate(cand)
         killed = np.zeros(len(cand), dtype=np.int64)
@@ -344,7 +345,11 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         best = int(np.argmax(killed))
         if killed[best] == 0:
             if complete_pool:
-                break  # every map left survives every vector: no data helps
+                if not every:
+                    why = why or (f"none of {len(cand):,} vectors drawn outside the support (of "
+                                  f"{short_count(task.space_size)}; half of them next to support vectors) "
+                                  f"lowers the count: not every vector was tried")
+                break  # every map left survives every vector tried
             pool = None  # the pool saw no difference; refresh it from the new problem once more
             continue
         x = cand[best]
@@ -376,16 +381,28 @@ def _floor(problem: Problem, seconds) -> int | None:
     return r.count if r.exact else None
 
 
-def _candidates(problem: Problem, rng) -> np.ndarray | None:
-    """Vectors outside the support: all of them when few, else a seeded sample."""
+def _candidates(problem: Problem, rng) -> tuple:
+    """(vectors outside the support, whether they are all of them): all when few, else a seeded sample, half
+    drawn uniformly and half support vectors with one concept changed (near the support, where labels vary:
+    RAVEN's random puzzles almost all answer candidate 0)."""
     task = problem.task
     n = task.space_size
     have = set(map(tuple, problem.support.vectors.tolist()))
     if n <= CANDIDATES * 4:
         every = grid(task.sizes)
-        return every[[tuple(r) not in have for r in every.tolist()]]
-    rows = grid(task.sizes, rng.choice(n, CANDIDATES, replace=n < (1 << 62)))
-    return np.array([r for r in rows.tolist() if tuple(r) not in have], dtype=np.int64)
+        return every[[tuple(r) not in have for r in every.tolist()]], True
+    half = CANDIDATES // 2
+    if n < 1 << 62:
+        rows = grid(task.sizes, rng.choice(n, half))
+    else:  # past numpy's integers (RAVEN: 3^48 vectors): each concept drawn on its own
+        rows = np.stack([rng.integers(s, size=half) for s in task.sizes], axis=1)
+    near = problem.support.vectors[rng.integers(problem.support.length, size=half)].copy()
+    which = rng.integers(task.k, size=half)
+    sizes = np.asarray(task.sizes)
+    near[np.arange(half), which] = (near[np.arange(half), which] + 1 + rng.integers(1 << 30, size=half)
+                                    % np.maximum(sizes[which] - 1, 1)) % sizes[which]
+    rows = np.unique(np.vstack([rows, near]), axis=0)
+    return np.array([r for r in rows.tolist() if tuple(r) not in have], dtype=np.int64).reshape(-1, task.k), False
 
 
 # --- architecture and knowledge ------------------------------------------------------------------------------
@@ -424,7 +441,29 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
     for cls in same:
         count, exact, why = out["complete"]
         out[cls] = (count, exact, why or "")
+    if problem.inference == "knowledge" and not problem.parts:
+        for cls, (count, exact, why) in list(out.items()):
+            if count is None and cls in NARROWER:
+                out[cls] = (None, False, class_bounds(problem, cls, out) + why)
     return {cls: out[cls] for cls in MAP_CLASSES}
+
+
+NARROWER = {"free": ("complete", "permutation", "disentangled", "shared"), "complete": ("permutation",
+            "disentangled", "shared"), "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}
+
+
+def class_bounds(problem: Problem, cls: str, counted: dict) -> str:
+    """Where a class's count lies when it has none: the largest exact count of a class inside it (their maps are
+    its maps) and the class's size; said as a prefix of the reason."""
+    from ..counters.generic.bruteforce import number_of_candidates
+    inner = [(counted[c][0], c) for c in NARROWER[cls] if c in counted and counted[c][0] is not None
+             and counted[c][1]]
+    high = number_of_candidates(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)))
+    if not inner:
+        return f"at most {short_count(high)} (the class's size); "
+    low, by = max(inner)
+    return (f"between {short_count(low)} and {short_count(high)} (the {by} maps are {cls} maps; the class has "
+            f"{short_count(high)}); ")
 
 
 def _same_as_complete(problem: Problem) -> tuple:

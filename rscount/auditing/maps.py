@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..counters import COUNTERS
+from ..counters.symmetry import valuemaps
 from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
 from ..problems.problem import Problem
@@ -74,15 +75,18 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
     """Every optimal map of ``problem`` when there are at most ``limit`` and they can be listed in time, else None.
 
     The automorphism counter lists the maps of an exhaustive support from the
-    knowledge's symmetries; other problems are listed by SAT enumeration.
+    knowledge's symmetries, the value-map counter those of few value-map tuples (RAVEN shared); other problems
+    are listed by SAT enumeration.
     """
     if not result.exact or result.count > limit or problem.map_class == "joint":
         return None
     try:
+        deadline = Deadline(seconds, "listing maps", "raise timeout=")
         if problem.support.exhaustive and problem.inference == "knowledge" and \
                 COUNTERS["automorphism"].applies(problem):
-            deadline = Deadline(seconds, "listing maps", "raise timeout=")
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
+        elif problem.inference == "knowledge" and valuemaps.applies(problem):
+            maps = valuemaps.list_valuemaps(problem, deadline)
         else:
             maps = list(result.maps(None, seconds))
     except (RscountError, MemoryError):

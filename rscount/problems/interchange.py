@@ -23,6 +23,7 @@ __all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_sym
 
 ENUMERATE_UP_TO = 1 << 20  # label cells (vectors x labels) up to which a swap is checked on the table
 PROBES, PROBES_ABOVE = 64, 1 << 12  # random concept vectors a swap is first tried on, in spaces larger than this
+SUPPORT_PROBES = 256  # and vectors of the task's default support
 SAMPLE = 1 << 11  # prefix cells checked per axis before the last
 
 
@@ -46,11 +47,29 @@ def partition(k: int, same, key=None) -> list:
     return [tuple(b) for b in blocks]
 
 
+_BLOCKS: dict = {}  # id(task) -> (task, {fixed: blocks}): one search per task, however many counters ask
+CACHED_TASKS = 8
+
+
 def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
+    """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone); found once per
+    task (the task is kept with its blocks, so its id is not reused while cached)."""
+    held = _BLOCKS.get(id(task))
+    if held is None or held[0] is not task:
+        while len(_BLOCKS) >= CACHED_TASKS:
+            _BLOCKS.pop(next(iter(_BLOCKS)))
+        held = _BLOCKS[id(task)] = (task, {})
+    if fixed not in held[1]:
+        held[1][fixed] = _knowledge_blocks(task, frozenset(fixed))
+    return list(held[1][fixed])
+
+
+def _knowledge_blocks(task: Task, fixed: frozenset) -> list:
     """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone).
 
-    In a large space a swap is first tried on PROBES random concept vectors
-    (most pairs of concepts are told apart there at once); it is proved on
+    In a large space a swap is first tried on PROBES random concept vectors and
+    on the task's default support (most pairs of concepts are told apart there
+    at once); it is proved on
     the table of every label where that has at most ENUMERATE_UP_TO cells,
     else by SAT.
     """
@@ -60,6 +79,8 @@ def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
     if task.space_size > PROBES_ABOVE:
         rng = random.Random(0)
         probe = np.array([[rng.randrange(n) for n in task.sizes] for _ in range(PROBES)], dtype=np.int64)
+        if task.default_support:  # where labels vary (RAVEN: random puzzles almost all answer 0)
+            probe = np.concatenate([probe, np.asarray(task.default_support[:SUPPORT_PROBES], dtype=np.int64)])
         seen = task.evaluate(probe)
 
     sig = _signatures(task)

@@ -25,29 +25,28 @@ MAX_COSETS = 2000
 
 
 def _tables(rows: list, cols: list):
-    """Yield every non-negative integer matrix with the given row and column sums."""
+    """Yield every non-negative integer matrix with the given row and column sums (depth-first with a stack of
+    its own: designs of many concepts would pass Python's recursion limit)."""
     r, c = len(rows), len(cols)
-
-    def fill(a: int, left_cols: list, acc: list):
-        if a == r:
-            if not any(left_cols):
-                yield [row[:] for row in acc]
-            return
-        yield from row_fill(a, 0, rows[a], left_cols, [], acc)
-
-    def row_fill(a, b, remaining, left_cols, row, acc):
+    if r == 0 or c == 0:
+        if not any(rows) and not any(cols):
+            yield [[0] * c for _ in range(r)]
+        return
+    stack = [(0, 0, rows[0], tuple(cols), ())]
+    while stack:
+        a, b, remaining, left, cells = stack.pop()
         if b == c - 1:
-            if remaining <= left_cols[b]:
-                new_cols = left_cols[:]
-                new_cols[b] -= remaining
-                yield from fill(a + 1, new_cols, acc + [row + [remaining]])
-            return
-        for x in range(min(remaining, left_cols[b]) + 1):
-            new_cols = left_cols[:]
-            new_cols[b] -= x
-            yield from row_fill(a, b + 1, remaining - x, new_cols, row + [x], acc)
-
-    yield from fill(0, list(cols), [])
+            if remaining > left[b]:
+                continue
+            left = left[:b] + (left[b] - remaining,)
+            cells += (remaining,)
+            if a + 1 < r:
+                stack.append((a + 1, 0, rows[a + 1], left, cells))
+            elif not any(left):
+                yield [list(cells[i * c:(i + 1) * c]) for i in range(r)]
+            continue
+        for x in reversed(range(min(remaining, left[b]) + 1)):
+            stack.append((a, b + 1, remaining - x, left[:b] + (left[b] - x,) + left[b + 1:], cells + (x,)))
 
 
 def cosets(gt_blocks: list, pred_blocks: list):

@@ -46,21 +46,37 @@ def applies(problem) -> bool:
 
 def count_valuemaps(problem, deadline: Deadline) -> int:
     """How many value-map tuples keep every support vector's labels."""
+    return len(_surviving(problem, deadline)[2])
+
+
+def list_valuemaps(problem, deadline: Deadline) -> list:
+    """Every optimal map (ConceptMap), one per value-map tuple that keeps every support vector's labels."""
+    from ...results.count import ConceptMap
+    task = problem.task
+    col, tables, alive = _surviving(problem, deadline)
+    names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+    return [ConceptMap(tuple(tuple((j, int(v)) for v in tables[col[j]][row[col[j]]]) for j in range(task.k)),
+                       names, domains) for row in alive.tolist()]
+
+
+def _surviving(problem, deadline: Deadline) -> tuple:
+    """(per concept the index of the value map it uses, the value-map tables, the surviving tuples as rows of
+    table-row indices)."""
     task, k = problem.task, problem.task.k
     reps = sorted({problem.representative(j) for j in range(k)})  # concepts whose value maps the others use
     col = [reps.index(problem.representative(j)) for j in range(k)]
     tables = [grid((task.sizes[r],) * task.sizes[r]) for r in reps]  # row t sends value v to tables[.][t, v]
     vectors = np.asarray(problem.support.vectors, dtype=np.int64)
     if task.space_size <= MAX_SPACE:
-        return _by_table(task, reps, col, tables, vectors, deadline)
+        return col, tables, _by_table(task, reps, col, tables, vectors, deadline)
     tuples = grid(tuple(len(t) for t in tables))
     first = FIRST_ROWS if len(tuples) > MAX_ALL else len(vectors)  # few tuples: every one on the whole support
-    return _filtered(task, col, tables, tuples, vectors, problem.labels, deadline, first)
+    return col, tables, _filtered(task, col, tables, tuples, vectors, problem.labels, deadline, first)
 
 
-def _filtered(task, col: list, tables: list, tuples, vectors, want, deadline: Deadline, first: int) -> int:
+def _filtered(task, col: list, tables: list, tuples, vectors, want, deadline: Deadline, first: int) -> np.ndarray:
     """Check every tuple on the first ``first`` support rows, keep those that give every label, then the
-    survivors on the next rows (blocks growing as they thin out). A tuple counts when it survives every row:
+    survivors on the next rows (blocks growing as they thin out). A tuple survives when it keeps every row:
     the same test as checking it on the whole support, in a fraction of the evaluations where tuples are many
     (RAVEN shared: 19,683)."""
     alive, k, start, block = tuples, task.k, 0, first
@@ -79,11 +95,11 @@ def _filtered(task, col: list, tables: list, tuples, vectors, want, deadline: De
         alive = np.concatenate(keep) if keep else alive[:0]
         start += len(rows)
         block = max(FIRST_ROWS, CHUNK_VECTORS // max(1, len(alive)))
-    return len(alive)
+    return alive
 
 
-def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Deadline) -> int:
-    """The same count read off the label of every concept vector: a mapped vector is one position in the grid.
+def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Deadline) -> np.ndarray:
+    """The same tuples, read off the label of every concept vector: a mapped vector is one position in the grid.
 
     The position is a sum over the shared value maps of what each adds
     (its concepts' mapped values times their strides), so the positions of
@@ -100,7 +116,7 @@ def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Dead
         shape = [1] * len(reps) + [len(vectors)]
         shape[n] = len(table)
         where = where + np.reshape(adds, shape)
-    return int((codes[where] == want).all(axis=-1).sum())
+    return np.argwhere((codes[where] == want).all(axis=-1))
 
 
 class ValueMapsCounter(Counter):
