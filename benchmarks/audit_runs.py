@@ -67,7 +67,7 @@ def table(rows: list) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--classes", default="complete,disentangled,shared")
+    ap.add_argument("--classes", default="free,complete,permutation,disentangled,shared,joint")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", default=str(ROOT / "docs" / "audit-times.md"))
     ap.add_argument("--render", metavar="JSON", help="write the page from rows saved before (its .json), no runs")

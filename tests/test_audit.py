@@ -328,3 +328,65 @@ def test_relation_from_the_groups_orbits_is_the_tally_of_every_map(cls):
             assert [int(x) for x in mine.weights.ravel()] == [int(x) for x in want.weights.ravel()], (seed, mine.name)
         met += 1
     assert met >= 10, met
+
+
+@pytest.mark.parametrize("seed", tiered(range(40), 8))
+def test_value_maps_listed_are_the_optimal_maps_brute_force_lists(seed):
+    """The audit lists disentangled and shared maps through the valuemaps counter (RAVEN: the CNF is too big for
+    SAT enumeration): the same set of maps as brute force, each once."""
+    from randomtasks import random_problem
+
+    from rscount.counters import COUNTERS
+    from rscount.counters.base import Deadline
+    from rscount.counters.symmetry.valuemaps import applies, list_valuemaps
+    for cls in ("disentangled", "shared"):
+        problem = random_problem(seed, cls)
+        if not applies(problem):
+            continue
+        listed = list_valuemaps(problem, Deadline(None, "listing", ""))
+        brute = list(COUNTERS["bruteforce"].enumerate(problem, None, None))
+        assert len({m.assign for m in listed}) == len(listed)
+        assert {m.assign for m in listed} == {m.assign for m in brute}, problem.describe()
+
+
+def test_data_candidates_past_numpys_integers_lie_outside_the_support_and_near_it():
+    """RAVEN's 3^48 vectors overflowed numpy's choice; half the candidates are support vectors with one concept
+    changed, and the audit does not say 'no vector helps' from a sample."""
+    import numpy as np
+
+    from rscount.auditing.fixes import CANDIDATES, _candidates
+    problem = rscount.make_problem("raven", map_class="shared", params={"samples": 200})
+    cand, every = _candidates(problem, np.random.default_rng(0))
+    assert not every and 0.9 * CANDIDATES <= len(cand) <= CANDIDATES
+    support = problem.support.vectors
+    assert not {tuple(r) for r in cand.tolist()} & {tuple(r) for r in support.tolist()}
+    one_off = [int((support != row).sum(axis=1).min()) == 1 for row in cand]
+    assert sum(one_off) >= 0.4 * len(cand)
+    small = rscount.make_problem("xor3", map_class="complete", support="by-label:2")
+    cand, every = _candidates(small, np.random.default_rng(0))
+    assert every and len(cand) == 8 - small.support.length
+
+
+@pytest.mark.parametrize("seed", tiered(range(30), 6))
+def test_class_bounds_hold_the_count(seed):
+    """Where a class has no count the audit's table gives bounds: a class inside it counts fewer maps, the class's
+    size more. Checked against brute force on random problems, one design in every class."""
+    from rscount.auditing.fixes import NARROWER, class_bounds
+    from rscount.counters.generic.bruteforce import LIMIT, number_of_candidates
+    from rscount.problems.problem import for_class
+    from rscount.results.count import short_count
+    base = random_problem(seed, "complete")
+    designs = {cls: dataclasses.replace(base, map_class=cls, task=for_class(base.task, cls))
+               for cls in ("free", "complete", "permutation", "disentangled", "shared")}
+    counts = {cls: (rscount.count_problem(p, "bruteforce").count, True, "") for cls, p in designs.items()
+              if number_of_candidates(p) <= LIMIT}
+    for cls, inner in NARROWER.items():
+        if cls not in counts:
+            continue
+        count, size = counts[cls][0], number_of_candidates(designs[cls])
+        assert count <= size
+        low = max((counts[c][0] for c in inner if c in counts), default=None)
+        assert low is None or low <= count, (cls, inner, counts)
+        text = class_bounds(designs[cls], cls, counts)
+        assert text.startswith(f"between {short_count(low)} and {short_count(size)}" if low is not None
+                               else f"at most {short_count(size)}"), text
