@@ -390,3 +390,23 @@ def test_class_bounds_hold_the_count(seed):
         text = class_bounds(designs[cls], cls, counts)
         assert text.startswith(f"between {short_count(low)} and {short_count(size)}" if low is not None
                                else f"at most {short_count(size)}"), text
+
+
+@pytest.mark.parametrize("support", ["exhaustive", "by-label:20", "by-label:3"])
+def test_joint_power_of_ten_by_label_parts_is_the_listed_one_and_the_count(support):
+    """Past the listable space (MNMath-B.1: 10^8 vectors) the joint class's power of ten comes from the labels'
+    parts over disjoint concepts: the same number as reading the whole space, and log10 of the exact count."""
+    import math
+
+    from rscount.counters.symmetry.closedform import joint_log10
+    from rscount.readers.spec import task_from_spec
+    task = task_from_spec({"name": "two-parts", "concepts": {"a": "0..3", "b": "0..3", "c": "0..2", "d": "0..3",
+                                                             "e": "0..2", "u": "0..1"},
+                           "labels": {"y1": "a + b == c", "y2": "d * e > 3"}})
+    problem = rscount.make_problem(task, map_class="joint", support=support, seed=3)
+    listed, exact = joint_log10(problem)
+    by_parts, also = joint_log10(problem, listable=48)  # the space (1,152) is not listable, each part (48, 12) is
+    assert exact and also and by_parts == pytest.approx(listed, rel=1e-12)
+    assert listed == pytest.approx(math.log10(rscount.count_problem(problem).count), rel=1e-9)
+    assert joint_log10(problem, listable=8) == (pytest.approx((problem.task.space_size - problem.support.length)
+                                                              * math.log10(problem.task.space_size)), False)

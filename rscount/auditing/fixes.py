@@ -153,7 +153,7 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
                          seconds, left)
     try:
         return _implicit(problem, items, ident, start, seconds)
-    except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+    except (RscountError, MemoryError, NotImplementedError):  # also a support too large to encode (MNMath-B.1)
         left = None if seconds is None else seconds - (time.monotonic() - start)
         return _greedy(problem, items, count, left)
 

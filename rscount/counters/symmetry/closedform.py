@@ -240,13 +240,41 @@ def joint_log10(problem, listable: int = 1 << 22) -> tuple:
     from ...model.support import space_label_ids
     n, task = problem.task.space_size, problem.task
     off = (n - problem.support.length) * math.log10(n)
-    if n > listable or problem.supervision or problem.parts or problem.inference != "knowledge":
+    if problem.supervision or problem.parts or problem.inference != "knowledge":
         return off, False
+    if n > listable:
+        by_parts = _joint_log10_by_parts(problem, listable)
+        return (off + by_parts, True) if by_parts is not None else (off, False)
     codes, _ = space_label_ids(task)
     sizes = np.bincount(codes.astype(np.int64))
     strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
     rows = codes[np.asarray(problem.support.vectors, dtype=np.int64) @ strides].astype(np.int64)
     return off + float(np.log10(sizes[rows].astype(float)).sum()), True
+
+
+def _joint_log10_by_parts(problem, listable: int) -> float | None:
+    """sum over support vectors of log10 |its label class|, where the space is too large to list but the labels
+    fall into parts over disjoint concepts, each listable (MNMath-B.1: 10^8 vectors, two parts of 10^4): a class
+    is a tuple of the parts' classes, its size their product times the values of concepts no label reads."""
+    from ...problems.split import components, grid_labels
+    task = problem.task
+    parts = components(task)
+    if any(math.prod(task.sizes[c] for c in cs) > listable for _, cs in parts):
+        return None
+    read = {c for _, cs in parts for c in cs}
+    free = math.log10(math.prod(task.sizes[c] for c in range(task.k) if c not in read))
+    exhaustive, total = problem.support.exhaustive, 0.0
+    rows = None if exhaustive else np.asarray(problem.support.vectors, dtype=np.int64)
+    for labels, cs in parts:
+        table = grid_labels(task, cs)[:, list(labels)]
+        _, ids, sizes = np.unique(table, axis=0, return_inverse=True, return_counts=True)
+        logs = np.log10(sizes.astype(float))[ids.ravel()]  # per tuple of the part's values
+        if exhaustive:
+            total += float(logs.sum()) * (task.space_size // len(logs))
+        else:
+            strides = np.cumprod((1,) + tuple(task.sizes[c] for c in cs)[:0:-1], dtype=np.int64)[::-1]
+            total += float(logs[rows[:, list(cs)] @ strides].sum())
+    return total + problem.support.length * free
 
 
 class ClosedForm(Counter):
