@@ -410,3 +410,55 @@ def test_joint_power_of_ten_by_label_parts_is_the_listed_one_and_the_count(suppo
     assert listed == pytest.approx(math.log10(rscount.count_problem(problem).count), rel=1e-9)
     assert joint_log10(problem, listable=8) == (pytest.approx((problem.task.space_size - problem.support.length)
                                                               * math.log10(problem.task.space_size)), False)
+
+
+@pytest.mark.parametrize("seed", tiered(range(60), 10))
+def test_smallest_base_of_the_maps_group_is_the_smallest_hitting_set(seed):
+    """Where the optimal maps form a group on (concept, value) points, the cheapest supervision is a smallest
+    base (no map listed: Kand-Logic complete's 13,436,928 maps). On random exhaustive designs it has the size
+    of the MaxSAT hitting set over every listed map, and leaves only the identity among them."""
+    from randomtasks import random_exhaustive_problem
+
+    from rscount.auditing.fixes import _group_fix, _items, supervision_fix
+    from rscount.counters.base import Deadline
+    from rscount.counters.symmetry.automorphism import point_group
+    for cls in ("complete", "disentangled", "permutation"):
+        problem = random_exhaustive_problem(seed, cls)
+        if problem.supervision or point_group(problem, Deadline(30, "group")) is None:
+            continue
+        r = rscount.count_problem(problem)
+        maps = list_maps(problem, r, 5000, 30)
+        if maps is None or r.count == 1:
+            continue
+        for by in ("value", "concept"):
+            items = _items(problem, by)
+            group = _group_fix(problem, items, by, r.count, 30)
+            listed = supervision_fix(problem, r.count, maps, by=by, seconds=30)
+            assert group is not None and group.minimal and group.count == 1
+            assert len(group.items) == len(listed.items), (cls, by, group.items, listed.items)
+            fixed = [(problem.task.index(t.split("=")[0]), t.split("=")[1] if "=" in t else None) for t in group.items]
+            left = [m for m in maps if all(
+                all(m.assign[j][u] == (j, u) for u in range(problem.task.sizes[j])) if v is None else
+                m.assign[j][problem.task.concepts[j].domain.index(_value(problem.task.concepts[j], v))] ==
+                (j, problem.task.concepts[j].domain.index(_value(problem.task.concepts[j], v))) for j, v in fixed)]
+            assert len(left) == 1
+
+
+
+def _value(concept, text: str):
+    return next(v for v in concept.domain if str(v) == text)
+
+
+def test_kand_logic_supervision_from_its_group_matches_maxsat_and_reaches_complete():
+    """Kand-Logic disentangled (1,296 maps, listed): the group's smallest base has the MaxSAT hitting set's size
+    (8 values, 4 concepts); complete (13,436,928 maps, not listable) gets a proven smallest fix too."""
+    from rscount.auditing.fixes import _group_fix, _items, supervision_fix
+    problem = rscount.make_problem("kand-logic", map_class="disentangled")
+    r = rscount.count_problem(problem)
+    maps = list_maps(problem, r, 5000, 60)
+    for by, size in (("value", 8), ("concept", 4)):
+        group = _group_fix(problem, _items(problem, by), by, r.count, 60)
+        assert len(group.items) == len(supervision_fix(problem, r.count, maps, by=by, seconds=60).items) == size
+    complete = rscount.make_problem("kand-logic", map_class="complete")
+    fix = supervision_fix(complete, 13436928, None, by="value", seconds=60)
+    assert fix.minimal and fix.count == 1 and len(fix.items) == 8 and fix.method.startswith("smallest base")

@@ -14,7 +14,7 @@ from ..problems.problem import Problem
 from ..results.count import format_count
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
-from .fixes import DataFix, SupervisionFix, class_counts, data_fix, label_subsets, supervision_fix
+from .fixes import DataFix, SupervisionFix, _same_as_complete, class_counts, data_fix, label_subsets, supervision_fix
 from .maps import list_maps
 from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion, independent_parts
 from .report import Audit, Comparison
@@ -24,6 +24,8 @@ __all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Au
 
 
 CLASS_SHARE = 0.15  # of the audit's time, for the class table of the whole design beside a read-concepts audit
+FREE_AS_COMPLETE = ("on an exhaustive support every free map is a complete map (each value meets every value of "
+                    "the other concepts, so no predicted concept can mix two of them): audited as the complete class")
 
 
 def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int] | None = None,
@@ -37,6 +39,13 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     the concepts the labels read and names the others apart (``all_concepts=True`` audits every concept)."""
     from ..planning.execute import count_problem
     from ..problems.split import without_unread
+    if problem.map_class == "free" and "free" in _same_as_complete(problem):
+        import dataclasses
+        inner = audit_problem(dataclasses.replace(problem, map_class="complete"), curve=curve, sizes=sizes,
+                              seeds=seeds, draw=draw, workers=workers, timeout=timeout, progress=progress,
+                              all_concepts=all_concepts)
+        return dataclasses.replace(inner, result=dataclasses.replace(inner.result, map_class="free"),
+                                   notes=(FREE_AS_COMPLETE,) + inner.notes)
     free = None if all_concepts else without_unread(problem)
     if free is not None:
         inner = audit_problem(free[0], curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,

@@ -151,11 +151,43 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
         left = 1 + sum(not (s & set(chosen)) for s in sets)
         return _verified(problem, chosen, True, f"smallest hitting set over all {len(maps)} optimal maps (MaxSAT)",
                          seconds, left)
+    by_group = _group_fix(problem, items, by, count, seconds)
+    if by_group is not None:
+        return by_group
     try:
         return _implicit(problem, items, ident, start, seconds)
     except (RscountError, MemoryError, NotImplementedError):  # also a support too large to encode (MNMath-B.1)
         left = None if seconds is None else seconds - (time.monotonic() - start)
         return _greedy(problem, items, count, left)
+
+
+def _group_fix(problem: Problem, items: list, by: str, count: int, seconds) -> SupervisionFix | None:
+    """Where the optimal maps are a permutation group on (concept, value) points (exhaustive support, nothing
+    supervised: Kand-Logic), a smallest base of it is the cheapest supervision (:mod:`.bases`); None elsewhere."""
+    from ..counters.base import Deadline
+    from ..counters.symmetry.automorphism import point_group
+    from .bases import smallest_base
+    deadline = Deadline(seconds, "the supervision search", "raise timeout=")
+    try:
+        found = point_group(problem, deadline)
+        if found is None:
+            return None
+        gens, offsets = found
+        from sympy.combinatorics import Permutation, PermutationGroup
+        if PermutationGroup([Permutation(g.tolist()) for g in gens]).order() != count:
+            return None  # not the group of every optimal map: leave it to the counts
+        every = {(i, None) for i in range(problem.task.k)} if by == "concept" else \
+            {(i, u) for i in range(problem.task.k) for u in range(int(offsets[i + 1] - offsets[i]))}
+        if set(items) != every:
+            return None
+        fix = smallest_base(gens, offsets, by, every, deadline)
+    except (CountTimeout, MemoryError):
+        return None
+    if fix is None:
+        return None
+    return SupervisionFix(tuple(item_text(problem.task, it) for it in fix.items), 1, True, True,
+                          f"smallest base of the group the {count:,} optimal maps form ({fix.nodes} stabilizers "
+                          f"searched, one item per orbit)", True)
 
 
 JOINT_SETS = 20_000  # distinct kill sets the joint hitting set takes

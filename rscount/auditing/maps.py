@@ -85,7 +85,7 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
         if problem.support.exhaustive and problem.inference == "knowledge" and \
                 COUNTERS["automorphism"].applies(problem):
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
-        elif problem.inference == "knowledge" and valuemaps.applies(problem):
+        elif problem.inference == "knowledge" and not problem.parts and valuemaps.applies(problem):
             maps = valuemaps.list_valuemaps(problem, deadline)
         else:
             maps = list(result.maps(None, seconds))

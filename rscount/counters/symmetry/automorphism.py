@@ -377,10 +377,27 @@ def transversals(search: _Search) -> list:
 
 def point_orbits(problem, deadline: Deadline) -> tuple | None:
     """The group of label-keeping bijections acting on (concept, value) points, where every optimal map is one
-    element (exhaustive support, no supervision, a class of one value map per concept, every quotient class a
-    single value: Kand-Logic): (orbit id per point, orbit id per concept, offsets of each concept's points).
-    None where those conditions fail. Generators: the stabilizer chain's coset representatives and the swaps of
-    interchangeable concepts."""
+    element (:func:`point_group`): (orbit id per point, orbit id per concept, offsets of each concept's points).
+    None where :func:`point_group` is."""
+    found = point_group(problem, deadline)
+    if found is None:
+        return None
+    gens, offsets = found
+    owner = np.repeat(np.arange(problem.task.k), np.diff(offsets))
+    points, concepts = _UnionFind(int(offsets[-1])), _UnionFind(problem.task.k)
+    for g in gens:
+        for p, image in enumerate(g.tolist()):
+            points.join(p, image)
+            concepts.join(int(owner[p]), int(owner[image]))
+    return points.roots(), concepts.roots(), offsets
+
+
+def point_group(problem, deadline: Deadline) -> tuple | None:
+    """Generators of the group whose elements are the optimal maps, as permutations of the (concept, value)
+    points (point offsets[j] + u is value u of concept j; a map sends it to the point it predicts), with the
+    offsets; None unless the support is exhaustive, nothing is supervised, the class has one value map per
+    concept and every quotient class is a single value (Kand-Logic). Generators: the stabilizer chain's coset
+    representatives and the swaps of interchangeable concepts."""
     task = problem.task
     if problem.map_class not in CLASSES or problem.map_class == "shared" or not Automorphism().applies(problem):
         return None
@@ -400,18 +417,19 @@ def point_orbits(problem, deadline: Deadline) -> tuple | None:
         search._walk(t, list(prefix), unused, gs, 1, index, first=True)
     search.leaf = None
     offsets = np.cumsum([0] + [q.shape[j] for j in range(task.k)])
-    points, concepts = _UnionFind(int(offsets[-1])), _UnionFind(task.k)
-    for sigma, gs in found:
+    gens = []
+    for sigma, gs in found:  # predicted concept i reads concept j: value a of j goes to value gs[i][a] of i
+        g = np.arange(int(offsets[-1]), dtype=np.int64)
         for i, j in zip(order, sigma):
-            concepts.join(i, j)
-            for a in range(q.shape[j]):
-                points.join(int(offsets[j]) + a, int(offsets[i]) + int(gs[i][a]))
+            g[offsets[j]:offsets[j + 1]] = offsets[i] + np.asarray(gs[i], dtype=np.int64)
+        gens.append(g)
     for block in ([] if blocks is None else swaps):
         for x, y in zip(block, block[1:]):  # swapping two interchangeable concepts, values kept
-            concepts.join(x, y)
-            for a in range(q.shape[x]):
-                points.join(int(offsets[x]) + a, int(offsets[y]) + a)
-    return points.roots(), concepts.roots(), offsets
+            g = np.arange(int(offsets[-1]), dtype=np.int64)
+            g[offsets[x]:offsets[x + 1]], g[offsets[y]:offsets[y + 1]] = \
+                np.arange(offsets[y], offsets[y + 1]), np.arange(offsets[x], offsets[x + 1])
+            gens.append(g)
+    return gens, offsets
 
 
 class _UnionFind:
