@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
 from ..problems.problem import Problem
-from ..results.count import format_count
+from ..results.count import format_count, headline_count
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, _same_as_complete, class_counts, data_fix, label_subsets, supervision_fix
@@ -72,7 +72,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     except CountTimeout:
         raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
                            f"count finished; raise timeout= or audit a smaller support") from None
-    say(f"audit: {result.count} optimal maps; listing them")
+    say(f"audit: {headline_count(result.count)} optimal maps; listing them")
     maps = None if independent_parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
     relation = confusion(problem, result, maps=maps, seconds=left(0.3))
     say("audit: relation done; looking for the cheapest supervision")

@@ -202,20 +202,25 @@ def _joint_fix(problem: Problem, items: list, seconds) -> SupervisionFix:
     if problem.inference != "knowledge":
         return SupervisionFix((), None, False, False, "not decided: under a learned head the joint class is "
                               "counted with whole concepts supervised, not single values", False)
-    from ..counters.symmetry.closedform import _classes, _targets
-    from .relation import _vectors
+    from ..counters.base import Deadline
+    from ..counters.symmetry.closedform import _classes, target_keys, target_mask
+    deadline = Deadline(seconds, "the joint class's supervision search", "raise timeout=")
     grid, labels = _classes(problem)
-    vec = _vectors(problem)
+    vectors, which, keys = target_keys(problem)
     chosen_of = {it: n for n, it in enumerate(items)}
-    sets: set = set()
-    images: dict = {}  # vector -> the images every row of it allows (several tasks: one vector, several rows)
-    for row, g in enumerate(vec):
-        mask = _targets(problem, grid, labels, row, g)
-        key = tuple(g.tolist())
-        images[key] = images[key] & mask if key in images else mask
-    for key, mask in images.items():
-        g = np.array(key)
-        differ = np.unique(grid[mask] != g, axis=0)
+    masks = [target_mask(key, grid, labels) for key in keys]  # the images each key's vectors may take
+    forced = _forced_items(problem.task, vectors, which, masks, items)
+    if forced == set(items):  # every item alone keeps some support vector from a neighbour it could take
+        return _verified(problem, tuple(items), True, f"every one of the {len(items)} items is needed: each alone "
+                         "tells some support vector from a vector of its label that differs only there", seconds)
+    sets: set = {frozenset([it]) for it in forced}
+    for g, k in zip(vectors, which.tolist()):
+        try:
+            deadline.check()
+        except CountTimeout:
+            return SupervisionFix((), None, False, False, f"not found: the time ran out with {len(sets):,} ways a "
+                                  f"joint map moves a support vector (raise timeout=)", False)
+        differ = np.unique(grid[masks[k]] != g, axis=0)
         for d in differ:
             if not d.any():
                 continue
@@ -234,6 +239,29 @@ def _joint_fix(problem: Problem, items: list, seconds) -> SupervisionFix:
     return _verified(problem, chosen, proven, f"smallest hitting set over the joint class's {len(sets):,} ways to "
                      "move a support vector (MaxSAT)" if proven else "hitting set over the ways to move a support "
                      "vector, for tasks over different concepts (not proven smallest)", seconds)
+
+
+def _forced_items(task, vectors: np.ndarray, which: np.ndarray, masks: list, items: list) -> set:
+    """The items that alone tell some support vector g from a vector of E(g) differing from g at that concept
+    only (each such item is in every supervision that leaves count 1): per concept and value, one lookup in
+    the grid for all vectors at once."""
+    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+    at = vectors @ strides
+    wanted = set(items)
+    out = set()
+    stacked = np.stack(masks) if len(masks) * len(masks[0]) <= 1 << 28 else None
+    for i, d in enumerate(task.sizes):
+        hit = np.zeros(len(vectors), dtype=bool)
+        for u in range(d):
+            moved = at + (u - vectors[:, i]) * strides[i]
+            other = vectors[:, i] != u
+            hit |= other & (stacked[which, moved] if stacked is not None else
+                            np.array([masks[k][m] for k, m in zip(which.tolist(), moved.tolist())], dtype=bool))
+        for u in np.unique(vectors[hit, i]).tolist():
+            for it in ((i, None), (i, int(u))):
+                if it in wanted:
+                    out.add(it)
+    return out
 
 
 def _implicit(problem: Problem, items: list, ident, start: float, seconds: float | None) -> SupervisionFix:
@@ -309,7 +337,7 @@ def _verified(problem: Problem, chosen: tuple, minimal: bool, method: str, secon
                                   False)
     return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), count, exact,
                           minimal and exact, method if count == 1 else
-                          method + f"; {count - 1} shortcuts agree with the intended map wherever "
+                          method + f"; {short_count(count - 1)} shortcuts agree with the intended map wherever "
                           "supervision can see, so no supervision removes them", count == 1)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import time
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -257,36 +257,45 @@ def _from_parts(problem: Problem, parts: list, limit: int, seconds: float | None
 
 # --- joint: closed form --------------------------------------------------------------------------------------
 
+JOINT_WEIGHT_BITS = 1 << 16  # joint counts past this (about 20,000 digits) get exact cells, not counts in them
+
+
 def _joint(problem: Problem, result: CountResult) -> Relation:
-    """A joint map sends each support vector g to any vector E(g) with its label (and supervised values): the
-    maps that never send a g with g_j = v to a u at j number prod_g |E(g) minus those with u at j|."""
-    from ..counters.symmetry.closedform import _classes
+    """A joint map sends each support vector g to any vector of E(g) (its labels, its supervised values): the
+    maps that never send a g with g_j = v to a u at j number prod_g |E(g) minus those with u at j|. Vectors of
+    one key (:func:`~rscount.counters.symmetry.closedform.target_keys`) share E(g), so each product is a few
+    powers; past JOINT_WEIGHT_BITS the cells say whether a pair is possible (exactly), not how many maps."""
+    from ..counters.symmetry.closedform import _classes, target_keys, target_mask
     task = problem.task
     grid, labels = _classes(problem)
     rel = _empty(problem)
-    vec = _vectors(problem)
-    sizes = task.sizes
-    e_size, hist = [], []  # per support row: |E(g)| and, per concept, how many of E(g) have each value
-    for row, g in enumerate(vec):
-        mask = np.all(labels == problem.labels[row], axis=1)
-        for i in problem.supervised(row, g):
-            mask &= grid[:, i] == g[i]
+    vectors, which, keys = target_keys(problem)
+    e_size, hist = [], []  # per key: |E(g)| and, per concept, how many of E(g) have each value
+    for key in keys:
+        mask = target_mask(key, grid, labels)
         e_size.append(int(mask.sum()))
-        hist.append([np.bincount(grid[mask, j], minlength=d) for j, d in enumerate(sizes)])
+        hist.append([np.bincount(grid[mask, j], minlength=d) for j, d in enumerate(task.sizes)])
     total = result.count
-    for j, d in enumerate(sizes):
+    weighted = total.bit_length() <= JOINT_WEIGHT_BITS
+    for j, d in enumerate(task.sizes):
         for v in range(d):
-            rows = [r for r in range(len(vec)) if vec[r, j] == v]
-            if not rows:
+            times = np.bincount(which[vectors[:, j] == v], minlength=len(keys)).tolist()
+            if not any(times):
                 continue
+            present = [(k, n) for k, n in enumerate(times) if n]
+            whole = math.prod(e_size[k] ** n for k, n in present) if weighted else 0
             for u in range(d):
-                kept = math.prod(e_size[r] - int(hist[r][j][u]) for r in rows)
-                rest = total // math.prod(e_size[r] for r in rows)
-                w = total - kept * rest
-                if w:
-                    rel[j].possible[v, u] = True
-                    rel[j].weights[v, u] = w
-    return Relation(tuple(rel), "closed form of the joint class", True, True)
+                if not any(hist[k][j][u] for k, _ in present):
+                    continue  # no vector of E(g) has u at j: no map sends value v there
+                rel[j].possible[v, u] = True
+                if weighted:
+                    kept = math.prod((e_size[k] - int(hist[k][j][u])) ** n for k, n in present)
+                    rel[j].weights[v, u] = total - kept * (total // whole)
+    if weighted:
+        return Relation(tuple(rel), "closed form of the joint class", True, True)
+    plain = tuple(replace(c, weights=None) for c in rel)
+    return Relation(plain, f"closed form of the joint class (which pairs occur, exactly; the counts in the cells "
+                           f"would have about {int(total.bit_length() * 0.30103):,} digits each)", False, True)
 
 
 # --- through the CNF: SAT for existence, a counter per pair for weights --------------------------------------

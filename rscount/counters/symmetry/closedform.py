@@ -36,6 +36,114 @@ def _targets(problem, grid, labels, row, g):
     return mask
 
 
+def target_keys(problem) -> tuple:
+    """(the distinct support vectors, per vector the index of its key, the keys). A vector's images keep every
+    label its rows show (several tasks: each row its own) and every supervised value: the key (labels shown,
+    values fixed); vectors of one key have the same images E(g), so their sets are built once per key."""
+    if not problem.parts:  # one task: a vector's key is its labels and its supervised values, found at once
+        vectors, first, row_of = np.unique(np.asarray(problem.support.vectors), axis=0, return_index=True,
+                                           return_inverse=True)
+        fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
+        labels = problem.labels[first]
+        keys, which = np.unique(np.hstack([labels, np.where(fixed, vectors, -1)]), axis=0, return_inverse=True)
+        shown = labels.shape[1]
+        return vectors, np.asarray(which).ravel(), [
+            (frozenset((t, int(k[t])) for t in range(shown)),
+             frozenset((i, int(v)) for i, v in enumerate(k[shown:].tolist()) if v >= 0)) for k in keys]
+    wants: dict = {}
+    for row, g in enumerate(problem.support.rows()):
+        shown, fixed = wants.setdefault(g, (set(), set()))
+        shown.update((t, int(problem.labels[row][t])) for t in problem.observed(row))
+        fixed.update((i, g[i]) for i in problem.supervised(row, g))
+    index: dict = {}
+    which = [index.setdefault((frozenset(shown), frozenset(fixed)), len(index)) for shown, fixed in wants.values()]
+    return np.array(list(wants), dtype=np.int64).reshape(-1, problem.task.k), np.array(which, dtype=np.int64), \
+        list(index)
+
+
+def support_target_sizes(problem, grid: np.ndarray, labels: np.ndarray) -> tuple:
+    """(distinct support vectors, {|E(g)|: how many vectors have it}). One task: per set of supervised concepts,
+    the grid and the vectors coded by (labels, those concepts' values) and matched with one sort, no key per
+    vector (a supervised exhaustive support has a key per vector); several tasks: by their keys."""
+    if problem.parts:
+        vectors, which, keys = target_keys(problem)
+        counts = np.bincount(which, minlength=len(keys)).tolist()
+        return len(vectors), Multiset(dict(_sum_by(zip(target_sizes(keys, grid, labels), counts))))
+    vectors, first, row_of = np.unique(np.asarray(problem.support.vectors), axis=0, return_index=True,
+                                       return_inverse=True)
+    fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
+    own = problem.labels[first]
+    patterns, pattern_of = np.unique(fixed, axis=0, return_inverse=True)
+    pattern_of = np.asarray(pattern_of).ravel()
+    out: Multiset = Multiset()
+    for p, pattern in enumerate(patterns):
+        cs = np.flatnonzero(pattern)
+        mine = pattern_of == p
+        table = np.hstack([labels, grid[:, cs]])
+        rows, counts = np.unique(table, axis=0, return_counts=True)
+        asked = np.hstack([own[mine], vectors[mine][:, cs]])
+        where = _find_rows(rows, asked)
+        found = np.where(where >= 0, counts[np.maximum(where, 0)], 0)
+        sizes, times = np.unique(found, return_counts=True)
+        out.update(dict(zip(sizes.tolist(), times.tolist())))
+    return len(vectors), out
+
+
+def _sum_by(pairs) -> dict:
+    out: dict = {}
+    for size, times in pairs:
+        out[size] = out.get(size, 0) + times
+    return out.items()
+
+
+def _fixed(problem, vectors: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+    """Per distinct support vector, which concepts its supervision fixes (one task)."""
+    fixed = np.zeros(vectors.shape, dtype=bool)
+    for i, u in problem.supervision.concepts:
+        fixed[:, i] |= True if u is None else vectors[:, i] == u
+    if problem.supervision.vectors:  # fully observed rows (and every copy of their vector)
+        fixed[row_of[sorted(problem.supervision.vectors)]] = True
+    return fixed
+
+
+def _find_rows(rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """Index in ``rows`` (sorted, unique) of each row of ``asked``, -1 where absent."""
+    both = np.vstack([rows, asked])
+    _, inverse = np.unique(both, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    position = np.full(len(rows) + len(asked), -1, dtype=np.int64)
+    position[inverse[:len(rows)]] = np.arange(len(rows))
+    return position[inverse[len(rows):]]
+
+
+def target_sizes(keys: list, grid: np.ndarray, labels: np.ndarray) -> list:
+    """|E(g)| of every key: the grid grouped once per kind of key (which labels shown, which concepts fixed),
+    not one pass over the grid per key (a supervised exhaustive support has a key per vector)."""
+    out = [0] * len(keys)
+    kinds: dict = {}
+    for n, (shown, fixed) in enumerate(keys):
+        kinds.setdefault((tuple(sorted(t for t, _ in shown)), tuple(sorted(i for i, _ in fixed))), []).append(n)
+    for (ts, cs), members in kinds.items():
+        table = np.hstack([labels[:, list(ts)], grid[:, list(cs)]])
+        rows, counts = np.unique(table, axis=0, return_counts=True)
+        found = {tuple(r): int(c) for r, c in zip(rows.tolist(), counts.tolist())}
+        for n in members:
+            shown, fixed = dict(keys[n][0]), dict(keys[n][1])
+            out[n] = found.get(tuple([shown[t] for t in ts] + [fixed[i] for i in cs]), 0)
+    return out
+
+
+def target_mask(key: tuple, grid: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The concept vectors a key's support vectors may go to: every shown label and every fixed value kept."""
+    shown, fixed = key
+    mask = np.ones(len(grid), dtype=bool)
+    for t, code in shown:
+        mask &= labels[:, t] == code
+    for i, value in fixed:
+        mask &= grid[:, i] == value
+    return mask
+
+
 MAX_BITS = 1 << 27  # a joint count past this many bits (16 MB) is refused: N^(N - |S|) alone can be that large
 MAX_LEARNED_CLASS = 5000  # support vectors of one label the learned-head closed form takes (S(n, k) for k <= n)
 
@@ -310,24 +418,11 @@ class ClosedForm(Counter):
             for s in sizes:
                 total *= int(s) ** int(s)
             return Tally(total)
-        # Rows with the same label and the same supervised values have the same number of targets.
-        # A vector's images keep every label its rows show (several tasks: each row its own) and every
-        # supervised value; vectors with the same such constraints have the same number of images.
-        wants: dict = {}
-        for row, g in enumerate(problem.support.rows()):
-            shown, fixed = wants.setdefault(g, (set(), set()))
-            shown.update((t, int(problem.labels[row][t])) for t in problem.observed(row))
-            fixed.update((i, g[i]) for i in problem.supervised(row, g))
-        keys = Multiset((frozenset(shown), frozenset(fixed)) for shown, fixed in wants.values())
+        distinct, sizes = support_target_sizes(problem, grid, labels)
         total = 1
-        for (shown, fixed), times in keys.items():
-            mask = np.ones(n, dtype=bool)
-            for t, code in shown:
-                mask &= labels[:, t] == code
-            for i, value in fixed:
-                mask &= grid[:, i] == value
-            total *= int(mask.sum()) ** times
-        return Tally(total * n ** (n - len(wants)))
+        for size, times in sizes.items():
+            total *= size ** times
+        return Tally(total * n ** (n - distinct))
 
     def enumerate(self, problem, encoding, limit):
         if problem.inference == "learned":
