@@ -102,3 +102,21 @@ def test_chains_next_to_comparisons_keep_python_precedence():
     assert rscount.count(rscount.task_from_text([short + " == y"]), support=support,
                          map_class="disentangled").count == \
         rscount.count(rscount.task_from_text([f"({short}) == y"]), support=support, map_class="disentangled").count
+
+
+def test_leading_digits_of_huge_counts_from_the_top_bits_are_the_exact_ones():
+    """Past about 79,000 digits a count's first digits and length come from its top 64 bits (a division of
+    numbers of millions of digits took seconds per printed count); forced on small numbers, they equal the
+    exact ones, powers of ten and their neighbours included."""
+    import random
+
+    from rscount.results import count as c
+    rng = random.Random(1)
+    numbers = [rng.randrange(2, 10 ** rng.randint(31, 400)) * 3 ** rng.randint(0, 400) for _ in range(300)]
+    numbers += [10 ** k + d for k in (31, 100, 1000, 5000) for d in (-1, 0, 1)] + [2 * 10 ** 300 - 1]
+    exact = [c.format_count(n) for n in numbers]
+    saved, c.EXACT_LEAD_BITS = c.EXACT_LEAD_BITS, 32
+    try:
+        assert [c.format_count(n) for n in numbers] == exact
+    finally:
+        c.EXACT_LEAD_BITS = saved

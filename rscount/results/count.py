@@ -389,6 +389,27 @@ def log10_count(n: int) -> float:
     return math.log10(n) if n < 10 ** 300 else (n.bit_length() - 1) * math.log10(2)
 
 
+EXACT_LEAD_BITS = 1 << 18  # past this (about 79,000 digits) the leading digits come from the top 64 bits
+
+
+def _leading(m: int) -> tuple:
+    """(decimal digits of m > 0, its first four digits as text). Exactly up to EXACT_LEAD_BITS; past it from the
+    top 64 bits and a float log10 (a division of two numbers of millions of digits takes seconds), exactly again
+    where the float lands within 1e-9 of a digit boundary."""
+    bits = m.bit_length()
+    if bits > EXACT_LEAD_BITS:
+        shift = bits - 64
+        lg = math.log10(m >> shift) + shift * math.log10(2)
+        frac = lg - math.floor(lg)
+        lead = int(10 ** (frac + 3))
+        if 1e-9 < frac < 1 - 1e-9 and 1e-6 < 10 ** (frac + 3) - lead < 1 - 1e-6:
+            return int(math.floor(lg)) + 1, str(lead)
+    digits = int((bits - 1) * math.log10(2)) + 1
+    if 10 ** digits <= m:
+        digits += 1
+    return digits, str(m // 10 ** (digits - 4))
+
+
 def format_count(n: int | None, short: bool = False) -> str:
     """Print an integer in full, or as ~mantissa x 10^exp with its digit count when huge (``short``: the
     power of ten alone)."""
@@ -397,10 +418,7 @@ def format_count(n: int | None, short: bool = False) -> str:
     if abs(n) < 10 ** 30:
         return str(n)
     m = abs(n)  # no str(m): Python refuses to print integers of over 4,300 digits
-    digits = int((m.bit_length() - 1) * math.log10(2)) + 1
-    if 10 ** digits <= m:
-        digits += 1
-    lead = str(m // 10 ** (digits - 4))
+    digits, lead = _leading(m)
     head = f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1}"
     return head if short else f"{head} ({digits} digits; --json prints every digit)"
 

@@ -41,11 +41,20 @@ def target_keys(problem) -> tuple:
     label its rows show (several tasks: each row its own) and every supervised value: the key (labels shown,
     values fixed); vectors of one key have the same images E(g), so their sets are built once per key."""
     if not problem.parts:  # one task: a vector's key is its labels and its supervised values, found at once
-        vectors, first, row_of = np.unique(np.asarray(problem.support.vectors), axis=0, return_index=True,
-                                           return_inverse=True)
+        task = problem.task
+        strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+        support = np.asarray(problem.support.vectors)
+        _, first, row_of = np.unique(support @ strides, return_index=True, return_inverse=True)
+        vectors = support[first]
         fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
         labels = problem.labels[first]
-        keys, which = np.unique(np.hstack([labels, np.where(fixed, vectors, -1)]), axis=0, return_inverse=True)
+        rows = np.hstack([labels, np.where(fixed, vectors, -1)])
+        radix = rows.max(axis=0) + 2 if len(rows) else np.ones(rows.shape[1], dtype=np.int64)
+        if math.prod(int(r) for r in radix) < 1 << 62:  # one integer per key: a 1-d sort, not a sort of rows
+            _, pick, which = np.unique(_codes(rows + 1, radix), return_index=True, return_inverse=True)
+            keys = rows[pick]
+        else:
+            keys, which = np.unique(rows, axis=0, return_inverse=True)
         shown = labels.shape[1]
         return vectors, np.asarray(which).ravel(), [
             (frozenset((t, int(k[t])) for t in range(shown)),
@@ -61,32 +70,75 @@ def target_keys(problem) -> tuple:
         list(index)
 
 
+def power_product(pairs) -> int:
+    """prod base^exponent as a Python int; with python-flint (the heads extra) the powers of counts of millions of
+    digits take a fraction of a second (SDD-OIA joint: 812,250^812,250 took Python 5 s)."""
+    pairs = [(int(b), int(e)) for b, e in pairs]
+    bits = sum(e * max(b, 1).bit_length() for b, e in pairs)
+    if bits > 1 << 20:
+        try:
+            import flint
+        except ImportError:
+            pass
+        else:
+            total = flint.fmpz(1)
+            for b, e in pairs:
+                total *= flint.fmpz(b) ** e
+            return int(total)
+    total = 1
+    for b, e in pairs:
+        total *= b ** e
+    return total
+
+
 def support_target_sizes(problem, grid: np.ndarray, labels: np.ndarray) -> tuple:
     """(distinct support vectors, {|E(g)|: how many vectors have it}). One task: per set of supervised concepts,
-    the grid and the vectors coded by (labels, those concepts' values) and matched with one sort, no key per
-    vector (a supervised exhaustive support has a key per vector); several tasks: by their keys."""
+    the grid and the vectors coded by (labels, those concepts' values) as one integer each and matched with a
+    sort, no key per vector (a supervised exhaustive support has a key per vector); several tasks: by keys."""
     if problem.parts:
         vectors, which, keys = target_keys(problem)
         counts = np.bincount(which, minlength=len(keys)).tolist()
         return len(vectors), Multiset(dict(_sum_by(zip(target_sizes(keys, grid, labels), counts))))
-    vectors, first, row_of = np.unique(np.asarray(problem.support.vectors), axis=0, return_index=True,
-                                       return_inverse=True)
+    task = problem.task
+    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+    at, first, row_of = np.unique(np.asarray(problem.support.vectors) @ strides, return_index=True,
+                                  return_inverse=True)
+    vectors = grid[at]
     fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
     own = problem.labels[first]
-    patterns, pattern_of = np.unique(fixed, axis=0, return_inverse=True)
+    radix = np.maximum(labels.max(axis=0), own.max(axis=0)) + 1 if len(own) else labels.max(axis=0) + 1
+    label_code = _codes(labels, radix)
+    own_code = _codes(own, radix)
+    span = int(np.prod(radix.astype(object)))
+    patterns, pattern_of = np.unique(fixed @ (1 << np.arange(task.k, dtype=object)) if task.k > 62 else
+                                     fixed.astype(np.int64) @ (1 << np.arange(task.k, dtype=np.int64)),
+                                     return_inverse=True)
     pattern_of = np.asarray(pattern_of).ravel()
     out: Multiset = Multiset()
-    for p, pattern in enumerate(patterns):
-        cs = np.flatnonzero(pattern)
+    for p in range(len(patterns)):
         mine = pattern_of == p
-        table = np.hstack([labels, grid[:, cs]])
-        rows, counts = np.unique(table, axis=0, return_counts=True)
-        asked = np.hstack([own[mine], vectors[mine][:, cs]])
-        where = _find_rows(rows, asked)
-        found = np.where(where >= 0, counts[np.maximum(where, 0)], 0)
+        cs = np.flatnonzero(fixed[np.argmax(mine)])
+        sub = tuple(task.sizes[c] for c in cs)
+        if span * math.prod(sub) >= 1 << 62:
+            raise BackendError("the joint closed form codes labels and supervised values as one integer; this "
+                               "design has too many of them")
+        inner = np.cumprod((1,) + sub[:0:-1], dtype=np.int64)[::-1] if len(sub) else np.zeros(0, dtype=np.int64)
+        table = label_code * math.prod(sub) + (grid[:, cs] @ inner if len(cs) else 0)
+        asked = own_code[mine] * math.prod(sub) + (vectors[mine][:, cs] @ inner if len(cs) else 0)
+        codes, counts = np.unique(table, return_counts=True)
+        where = np.clip(np.searchsorted(codes, asked), 0, len(codes) - 1)
+        found = np.where(codes[where] == asked, counts[where], 0)
         sizes, times = np.unique(found, return_counts=True)
         out.update(dict(zip(sizes.tolist(), times.tolist())))
     return len(vectors), out
+
+
+def _codes(rows: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """Rows of small non-negative integers as one int64 each (mixed radix)."""
+    out = np.zeros(len(rows), dtype=np.int64)
+    for j, r in enumerate(radix.tolist()):
+        out = out * int(r) + rows[:, j]
+    return out
 
 
 def _sum_by(pairs) -> dict:
@@ -104,16 +156,6 @@ def _fixed(problem, vectors: np.ndarray, row_of: np.ndarray) -> np.ndarray:
     if problem.supervision.vectors:  # fully observed rows (and every copy of their vector)
         fixed[row_of[sorted(problem.supervision.vectors)]] = True
     return fixed
-
-
-def _find_rows(rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
-    """Index in ``rows`` (sorted, unique) of each row of ``asked``, -1 where absent."""
-    both = np.vstack([rows, asked])
-    _, inverse = np.unique(both, axis=0, return_inverse=True)
-    inverse = np.asarray(inverse).ravel()
-    position = np.full(len(rows) + len(asked), -1, dtype=np.int64)
-    position[inverse[:len(rows)]] = np.arange(len(rows))
-    return position[inverse[len(rows):]]
 
 
 def target_sizes(keys: list, grid: np.ndarray, labels: np.ndarray) -> list:
@@ -413,16 +455,13 @@ class ClosedForm(Counter):
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision and not problem.parts:
-            _, sizes = np.unique(labels, axis=0, return_counts=True)
-            total = 1
-            for s in sizes:
-                total *= int(s) ** int(s)
-            return Tally(total)
+            radix = labels.max(axis=0) + 1
+            codes = _codes(labels, radix)
+            sizes = np.bincount(codes) if math.prod(int(r) for r in radix) <= 1 << 24 else \
+                np.unique(codes, return_counts=True)[1]
+            return Tally(power_product((int(s), int(s)) for s in sizes if s))
         distinct, sizes = support_target_sizes(problem, grid, labels)
-        total = 1
-        for size, times in sizes.items():
-            total *= size ** times
-        return Tally(total * n ** (n - distinct))
+        return Tally(power_product([*sizes.items(), (n, n - distinct)]))
 
     def enumerate(self, problem, encoding, limit):
         if problem.inference == "learned":
