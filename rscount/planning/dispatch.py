@@ -150,9 +150,11 @@ def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | 
                  approx: bool = False) -> Step:
     """The last step of a plan: the named backend, or the generic counters that fit (checked to be usable)."""
     unlisted = backend is None and not problem.support.listed
-    if unlisted and (approx or not COUNTERS["kernels"].applies(problem)):
+    joint = unlisted and problem.map_class == "joint"  # the closed form says how large the count is
+    if unlisted and not joint and (approx or not COUNTERS["kernels"].applies(problem)):
         problem.support.vectors  # raises, saying what to count instead
-    generic = (backend,) if backend else ("kernels",) if unlisted else generic_counters(problem, exact, approx)
+    generic = (backend,) if backend else ("closed-form",) if joint else ("kernels",) if unlisted else \
+        generic_counters(problem, exact, approx)
     if approx and backend is None:
         generic = generic[-1:]  # the estimate counter, where it applies, is a step above
     for name in generic:

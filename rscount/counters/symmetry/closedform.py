@@ -49,9 +49,10 @@ def target_keys(problem) -> tuple:
         fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
         labels = problem.labels[first]
         rows = np.hstack([labels, np.where(fixed, vectors, -1)])
-        radix = rows.max(axis=0) + 2 if len(rows) else np.ones(rows.shape[1], dtype=np.int64)
+        shifted = rows - rows.min(axis=0) if len(rows) else rows  # label codes may be negative
+        radix = shifted.max(axis=0) + 1 if len(rows) else np.ones(rows.shape[1], dtype=np.int64)
         if math.prod(int(r) for r in radix) < 1 << 62:  # one integer per key: a 1-d sort, not a sort of rows
-            _, pick, which = np.unique(_codes(rows + 1, radix), return_index=True, return_inverse=True)
+            _, pick, which = np.unique(_codes(shifted, radix), return_index=True, return_inverse=True)
             keys = rows[pick]
         else:
             keys, which = np.unique(rows, axis=0, return_inverse=True)
@@ -106,9 +107,10 @@ def support_target_sizes(problem, grid: np.ndarray, labels: np.ndarray) -> tuple
     vectors = grid[at]
     fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
     own = problem.labels[first]
-    radix = np.maximum(labels.max(axis=0), own.max(axis=0)) + 1 if len(own) else labels.max(axis=0) + 1
-    label_code = _codes(labels, radix)
-    own_code = _codes(own, radix)
+    low = np.minimum(labels.min(axis=0), own.min(axis=0)) if len(own) else labels.min(axis=0)
+    radix = np.maximum(labels.max(axis=0), own.max(axis=0) if len(own) else labels.max(axis=0)) - low + 1
+    label_code = _codes(labels - low, radix)
+    own_code = _codes(own - low, radix)
     span = int(np.prod(radix.astype(object)))
     patterns, pattern_of = np.unique(fixed @ (1 << np.arange(task.k, dtype=object)) if task.k > 62 else
                                      fixed.astype(np.int64) @ (1 << np.arange(task.k, dtype=np.int64)),
@@ -443,6 +445,12 @@ class ClosedForm(Counter):
             raise BackendError(f"the joint count over {n:,} concept vectors is a number of about "
                                f"{int((n - problem.support.length) * math.log10(n)):,} decimal digits (vectors off "
                                f"the support go anywhere: N^(N - |S|) alone){bracket}; choose another map class")
+        if problem.inference == "knowledge" and problem.support.exhaustive and n > MAX_EXHAUSTIVE:
+            digits, exact = joint_log10(problem)
+            if exact:
+                raise BackendError(f"the joint count over {n:,} concept vectors is a number of about "
+                                   f"{int(digits) + 1:,} decimal digits (each vector may go to any vector of its "
+                                   f"labels: prod_c n_c^n_c over the label classes); choose another map class")
         if problem.inference == "learned":
             return Tally(learned_joint(problem, deadline=options.deadline(self.name, "raise timeout= or count a "
                                                                                       "smaller support")))
@@ -455,8 +463,9 @@ class ClosedForm(Counter):
         grid, labels = _classes(problem)
         n = len(grid)
         if problem.support.exhaustive and not problem.supervision and not problem.parts:
-            radix = labels.max(axis=0) + 1
-            codes = _codes(labels, radix)
+            shifted = labels - labels.min(axis=0)  # label codes may be negative (integer labels)
+            radix = shifted.max(axis=0) + 1
+            codes = _codes(shifted, radix)
             sizes = np.bincount(codes) if math.prod(int(r) for r in radix) <= 1 << 24 else \
                 np.unique(codes, return_counts=True)[1]
             return Tally(power_product((int(s), int(s)) for s in sizes if s))
