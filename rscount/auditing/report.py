@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..files.writing import show_or_save
-from ..results.count import CountResult, format_count
+from ..results.count import CountResult, format_count, json_int
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
 from .relation import Relation
@@ -54,18 +54,20 @@ class Audit:
             if f is not None:
                 fix[f"supervise_{key}"] = list(f.items)
                 fix[f"supervise_{key}_minimal"] = f.minimal
-                fix[f"supervise_{key}_count"] = f.count
+                fix[f"supervise_{key}_count"] = json_int(f.count)
                 fix[f"supervise_{key}_method"] = f.method
                 fix[f"supervise_{key}_reaches_one"] = f.reaches_one
         if self.data is not None:
             fix.update(add_vectors=[[_text(x) for x in v] for v in self.data.vectors],
-                       add_vectors_counts=list(self.data.counts), add_vectors_reaches_one=self.data.reaches_one,
-                       add_vectors_floor=self.data.floor, add_vectors_note=self.data.note)
+                       add_vectors_counts=[json_int(n) for n in self.data.counts],
+                       add_vectors_reaches_one=self.data.reaches_one, add_vectors_floor=json_int(self.data.floor),
+                       add_vectors_note=self.data.note)
         concepts = []
         for c in self.relation.concepts:
             values = []
             for v, value in enumerate(c.values):
-                predicted = {_text(c.values[u]): c.weight(v, u) for u in range(len(c.values)) if c.possible[v, u]}
+                predicted = {_text(c.values[u]): json_int(c.weight(v, u)) for u in range(len(c.values))
+                             if c.possible[v, u]}
                 entry = {"value": _text(value), "fixed": c.fixed(v), "predicted": predicted}
                 if not c.seen[v]:
                     entry["in_support"] = False
@@ -75,16 +77,16 @@ class Audit:
                 values.append(entry)
             concepts.append({"name": c.name, "identifiable": c.identifiable, "values": values})
         out = {
-            "task": self.result.task, "count": self.result.count, "exact": self.result.exact,
-            "read_count": self.result.read_count, "unread_concepts": list(self.result.unread),
-            "free_maps": self.result.free_maps,
+            "task": self.result.task, "count": json_int(self.result.count), "exact": self.result.exact,
+            "read_count": json_int(self.result.read_count), "unread_concepts": list(self.result.unread),
+            "free_maps": json_int(self.result.free_maps),
             "map_class": self.result.map_class, "support": self.result.support,
             "support_size": self.result.support_size, "supervision": self.result.supervision,
             "relation": {"method": self.relation.method, "weighted": self.relation.weighted,
                          "complete": self.relation.complete, "notes": list(self.relation.notes)},
             "concepts": concepts, "identifiable": self.identifiable, "fix": fix,
-            "classes": {k: v[0] for k, v in self.classes.items()},
-            "label_subsets": [{"labels": list(s), "count": c} for s, c, _ in self.labels],
+            "classes": {k: json_int(v[0]) for k, v in self.classes.items()},
+            "label_subsets": [{"labels": list(s), "count": json_int(c)} for s, c, _ in self.labels],
             "labels_sufficient": [list(s) for s in smallest_sufficient(self.labels)],
             "seconds": round(self.seconds, 3), "notes": list(self.notes), "inference": self.result.inference,
         }
