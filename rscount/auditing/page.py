@@ -8,6 +8,7 @@ import re
 from datetime import datetime, timezone
 
 from ..version import __version__
+from .cells import SCALE_HTML, matrix_html
 
 __all__ = ["audit_page", "comparison_page"]
 
@@ -44,7 +45,6 @@ def comparison_page(comparison, title: str = "rscount: designs compared") -> str
 
 
 def _section_for(audit, level: int = 2) -> str:
-    from .report import SCALE_HTML, _matrix_html
     r, h = audit.result, f"h{level}"
     design = [("task", r.task), ("support", f"{r.support} ({r.support_size} vectors)"), ("map class", r.map_class),
               ("supervision", r.supervision), ("inference", r.inference)]
@@ -54,7 +54,7 @@ def _section_for(audit, level: int = 2) -> str:
     out = [f"<{h}>The design</{h}>", _rows(design),
            f"<{h}>What the count says</{h}>", f"<div class='headline'>{head}{several}"
            f"<div>identifiable: <b>{_e(identifiable)}</b></div></div>"]
-    tables = "".join(_matrix_html(c, r.read_count) for c in audit.relation.concepts if not c.identifiable)
+    tables = "".join(matrix_html(c, r.read_count) for c in audit.relation.concepts if not c.identifiable)
     out.append(f"<{h}>What a model may confuse</{h}>")
     if tables:
         out += ["<p>Rows: the true value; columns: the value a model predicts; a cell: the optimal maps that "

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..files.writing import show_or_save
 from ..results.count import CountResult, format_count, json_int
+from .cells import SCALE_HTML, cell_text, matrix_html, matrix_text, shares_of
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
 from .relation import Relation
@@ -125,7 +126,7 @@ class Audit:
         for c in self.relation.concepts:
             if c.identifiable:
                 continue
-            lines += ["", f"  {c.name}"] + ["    " + line for line in _matrix_text(c)]
+            lines += ["", f"  {c.name}"] + ["    " + line for line in matrix_text(c)]
         safe = self.identifiable
         if safe:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
@@ -201,7 +202,7 @@ class Audit:
         head = (f"<b>{html.escape(r.task)}</b>: {'' if r.exact else '~'}{format_count(r.read_count)} optimal maps"
                 f"{html.escape(unread)} ({r.map_class}, {html.escape(r.support)}, {r.support_size} vectors); "
                 f"identifiable: {html.escape(', '.join(self.identifiable) or 'none')}")
-        tables = "".join(_matrix_html(c, r.read_count) for c in self.relation.concepts if not c.identifiable)
+        tables = "".join(matrix_html(c, r.read_count) for c in self.relation.concepts if not c.identifiable)
         fixes = "".join(f"<li>{html.escape(line.strip())}</li>" for line in str(self).split("Cheapest fixes")[1]
                         .split("\n")[1:] if line.strip() and not line.startswith("time"))
         return (f"<div>{head}{SCALE_HTML if tables else ''}<div style='display:flex;flex-wrap:wrap;gap:1em'>"
@@ -247,7 +248,7 @@ class Audit:
         if d <= 10:
             for v in range(d):
                 for u in range(d):
-                    text = _cell(c, v, u)
+                    text = cell_text(c, v, u)
                     if text != ".":
                         dark = np.isfinite(shares[v, u]) and shares[v, u] > 0.6
                         ax.text(u, v, text if len(text) <= 6 else text.split(" (")[0][:6], ha="center",
@@ -270,71 +271,6 @@ def _written(page: str, path) -> str:
 
 def _text(value) -> str:
     return str(value)
-
-
-def shares_of(c, total: int) -> np.ndarray:
-    """Each cell's share of all ``total`` optimal maps (0 where impossible); NaN where a pair is possible but its
-    count is not known (existence only) or undecided, so that no cell looks surer than it is."""
-    d = len(c.values)
-    out = np.zeros((d, d))
-    if c.weights is None:
-        out[c.possible | c.undecided] = np.nan
-        return out
-    for v in range(d):
-        for u in range(d):
-            if c.possible[v, u]:
-                out[v, u] = int(c.weights[v, u]) / total if total else np.nan
-    out[c.undecided] = np.nan
-    return out
-
-
-def _cell(c, v: int, u: int) -> str:
-    if c.undecided[v, u]:
-        return "?"
-    if not c.possible[v, u]:
-        return "."
-    return "x" if c.weights is None else format_count(int(c.weights[v, u]))
-
-
-def _matrix_text(c) -> list:
-    vals = [str(v) for v in c.values]
-    cells = [[_cell(c, v, u) for u in range(len(vals))] for v in range(len(vals))]
-    width = max(max(len(x) for row in cells for x in row), max(len(v) for v in vals))
-    left = max(len(v) for v in vals) + 2
-    lines = [" " * left + " ".join(v.rjust(width) for v in vals)]
-    for v, row in enumerate(cells):
-        mark = "  fixed" if c.fixed(v) else "" if c.seen[v] else "  (not in the support)"
-        lines.append(vals[v].rjust(left - 2) + "  " + " ".join(x.rjust(width) for x in row) + mark)
-    return lines
-
-
-def _matrix_html(c, total: int) -> str:
-    shares = shares_of(c, total)
-    head = "".join(f"<th>{html.escape(str(v))}</th>" for v in c.values)
-    rows = []
-    for v, value in enumerate(c.values):
-        cells = "".join(f"<td style='background:{_shade(shares[v, u])};text-align:right' "
-                        f"title='{_share_text(shares[v, u])}'>{html.escape(_cell(c, v, u))}</td>"
-                        for u in range(len(c.values)))
-        mark = " <small>(fixed)</small>" if c.fixed(v) else ""
-        rows.append(f"<tr><th>{html.escape(str(value))}{mark}</th>{cells}</tr>")
-    return (f"<table class='relation'><caption>{html.escape(c.name)} (rows true, columns predicted)</caption>"
-            f"<tr><th></th>{head}</tr>{''.join(rows)}</table>")
-
-
-def _shade(share: float) -> str:
-    """A cell's background: blue with opacity = its share of all optimal maps; grey where unknown."""
-    return "#bbbbbb" if np.isnan(share) else f"rgba(31,119,180,{share:.2f})"
-
-
-def _share_text(share: float) -> str:
-    return "count not known (existence only)" if np.isnan(share) else f"{share:.1%} of the optimal maps"
-
-
-SCALE_HTML = ("<p class='scale'>colour: a cell's share of all optimal maps, from "
-              "<span style='background:rgba(31,119,180,0.05)'>&nbsp;0%&nbsp;</span> to "
-              "<span style='background:rgba(31,119,180,1);color:white'>&nbsp;100%&nbsp;</span>; "
-              "<span style='background:#bbbbbb'>&nbsp;grey&nbsp;</span>: possible, count not known</p>")
 
 
 @dataclass(frozen=True)
