@@ -36,12 +36,17 @@ class Memo:
 
 
 def _size(key) -> int:
-    """Roughly the bytes a key holds."""
+    """Roughly the bytes a key holds: its byte strings and 8 per other item, one level into tuples (keys are
+    flat tuples of tuples; walking every small tuple cost more than the lookups)."""
     if isinstance(key, bytes):
         return len(key)
     if isinstance(key, tuple):
-        return 8 * len(key) + sum(_size(x) for x in key)
+        return sum(_flat(x) if isinstance(x, tuple) else _flat((x,)) for x in key)
     return 8
+
+
+def _flat(items: tuple) -> int:
+    return sum(len(x) if isinstance(x, bytes) else 8 for x in items)
 
 
 def node_key(state) -> tuple:

@@ -61,9 +61,7 @@ def collides(state) -> bool:
                 code = code * (w + 1) ** len(read) + reads @ ((w + 1) ** np.arange(len(read), dtype=np.int64))
             if rest:
                 if free is None:
-                    weights = w ** np.arange(k, dtype=np.int64)
-                    weights[sorted(state.used)] = 0
-                    free = state.G @ weights
+                    free = _free_codes(state)
                 code = code * w ** k + free
         else:
             columns, radix = [part.rid[part.index][:, None]], [part.n_ids]
@@ -77,6 +75,24 @@ def collides(state) -> bool:
         if clashes(code, part.want):
             return True
     return False
+
+
+FREE_CODES = 8  # the unused sources' row codes kept for this many sets of used sources (depth-first: few)
+
+
+def _free_codes(state) -> np.ndarray:
+    """The unused sources' columns as one code per row (weights w^s), kept for the last few used sets: the
+    search sources one unit at a time, so many nodes in a row share one."""
+    key = frozenset(state.used)
+    hit = state.free_codes.get(key)
+    if hit is None:
+        weights = state.width ** np.arange(state.task.k, dtype=np.int64)
+        weights[sorted(state.used)] = 0
+        hit = state.G @ weights
+        while len(state.free_codes) >= FREE_CODES:
+            state.free_codes.pop(next(iter(state.free_codes)))
+        state.free_codes[key] = hit
+    return hit
 
 
 def waiting_on(state, i: int) -> tuple:

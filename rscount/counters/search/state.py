@@ -67,6 +67,7 @@ class SearchState:
     undecided: int  # rows whose label is not yet fixed, over all parts
     stab: np.ndarray  # elements of ``group`` fixing every entry set so far
     changed: list = field(default_factory=list)  # the parts the step into the current node changed
+    free_codes: dict = field(default_factory=dict)  # frozenset of used sources -> unused columns' row codes
 
     @property
     def sizes(self) -> tuple:
@@ -238,13 +239,14 @@ def build_state(problem) -> SearchState:
         domains[n * width:(n + 1) * width, :unit.size] = True
     domains[-1, 0] = True
     group = value_group(task, parts, units, width, any_supervision)
-    blocks = {} if any_supervision else concept_blocks(problem)
+    order = unit_order(parts, units)
+    blocks = {} if any_supervision else concept_blocks(problem, parts, [units[n].members[0] for n in order])
     state = SearchState(
         task=task, G=G, parts=parts, part_of={c: part for part in parts for c in part.concepts}, units=units,
         unit_of={i: n for n, unit in enumerate(units) for i in unit.members}, supervised=supervised,
         any_supervision=any_supervision,
         rows_of=[[np.flatnonzero(G[:, s] == u) for u in range(task.sizes[s])] for s in range(task.k)],
-        width=width, gac=gac, domains=domains, order=unit_order(parts, units), group=group, block_of=blocks,
+        width=width, gac=gac, domains=domains, order=order, group=group, block_of=blocks,
         weight=math.prod(math.factorial(len(b)) for b in set(blocks.values())),
         source=[u.sources for u in units], entries=[None] * len(units),
         used={s for u in units if u.sources for s in u.sources},

@@ -6,7 +6,8 @@ optimal maps, so an entry tries one value per orbit of the permutations
 that fix the entries set so far and counts it once per member of the orbit.
 Likewise, for complete maps, predicted concepts the knowledge can swap read
 sources in increasing order, and the count is multiplied by the blocks'
-factorials.
+factorials; so do the first members of tuples of concepts the knowledge
+swaps together (ConCon's objects: shape and size of one object for another's).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ...problems.interchange import compose, knowledge_blocks, value_symmetries
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 
 
-def concept_blocks(problem) -> dict:
+def concept_blocks(problem, parts: list = (), order: list = ()) -> dict:
     """Per predicted concept in a block of interchangeable ones (complete maps): its block.
 
     Permuting the predicted concepts of a block keeps every label, so it maps
@@ -29,7 +30,46 @@ def concept_blocks(problem) -> dict:
     """
     if problem.map_class not in ("complete", "permutation"):
         return {}
-    return {i: block for block in knowledge_blocks(problem.task) if len(block) > 1 for i in block}
+    blocks = {i: block for block in knowledge_blocks(problem.task) if len(block) > 1 for i in block}
+    for block in tuple_blocks(problem.task, parts, order):
+        if not any(i in blocks for i in block):
+            blocks.update((i, block) for i in block)
+    return blocks
+
+
+def tuple_blocks(task, parts: list, order: list = ()) -> list:
+    """Blocks of the first members of tuples the knowledge swaps together: o-th members of equally long
+    concept groups that one label part reads (ConCon: (shape_o, size_o)), where swapping any two tuples keeps
+    that part's labels and no other part reads them. Permuting the tuples maps optimal complete maps to
+    optimal ones and none to itself, so the first members may read sources in increasing order, as a block's.
+    """
+    index = {c.name: i for i, c in enumerate(task.concepts)}
+    rank = {i: r for r, i in enumerate(order)}
+    out = []
+    for part in parts:
+        cols = {c: a for a, c in enumerate(part.concepts)}
+        groups = [tuple(index[n] for n in g) for g in task.groups if all(index[n] in cols for n in g)]
+        by_length: dict = {}
+        for g in groups:
+            if len(g) > 1 and len({task.sizes[i] for i in g}) == 1:
+                by_length.setdefault(len(g), []).append(g)
+        shape = tuple(int(s) + 1 for s in part.sizes)
+        cells = part.table.reshape(shape)[tuple(slice(0, s - 1) for s in shape)]
+        for length, gs in by_length.items():
+            if len(gs) < 2:
+                continue  # one group alone: single concepts, which knowledge_blocks finds
+            if all(_swaps(cells, [[cols[g[o]] for g in gs] for o in (a, a + 1)]) for a in range(length - 1)):
+                lead = min(gs, key=lambda g: min(rank.get(i, len(rank) + i) for i in g))
+                out.append(tuple(lead))
+    return out
+
+
+def _swaps(cells: np.ndarray, pair: list) -> bool:
+    """Whether exchanging the axes of two tuples (``pair``: their axes, position by position) keeps the table."""
+    axes = list(range(cells.ndim))
+    for x, y in zip(*pair):
+        axes[x], axes[y] = y, x
+    return np.array_equal(cells.transpose(axes), cells)
 
 
 def value_group(task, parts: list, units: list, width: int, any_supervision: bool) -> np.ndarray:
