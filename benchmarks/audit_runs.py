@@ -1,6 +1,9 @@
 """Audit every library task on its default support and record how long each took, in docs/audit-times.md.
 
-    python benchmarks/audit_runs.py [--classes complete,shared] [--timeout 60]
+    python benchmarks/audit_runs.py [--classes complete,shared] [--tasks cle4evr] [--merge] [--timeout 60]
+
+``--merge`` reruns only the rows named by ``--tasks`` and ``--classes`` and keeps the others from the page's
+JSON, in the page's order.
 
 Each audit runs in a fresh process (``countrss audit --json``) so the times
 include start-up, as a user sees them; the table also says how each relation
@@ -70,15 +73,21 @@ def main() -> None:
     ap.add_argument("--classes", default="free,complete,permutation,disentangled,shared,joint")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out", default=str(ROOT / "docs" / "audit-times.md"))
+    ap.add_argument("--tasks", default=",".join(TASKS), help="library tasks to audit (default: all)")
+    ap.add_argument("--merge", action="store_true", help="keep the page's other rows (from its .json)")
     ap.add_argument("--render", metavar="JSON", help="write the page from rows saved before (its .json), no runs")
     args = ap.parse_args()
     rows = []
     if args.render:
         rows = json.loads(Path(args.render).read_text())
     for cls in [] if args.render else args.classes.split(","):
-        for task in TASKS:
+        for task in args.tasks.split(","):
             rows.append(run(task, cls, args.timeout))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    if args.merge:
+        fresh = {(r["task"], r["map_class"]): r for r in rows}
+        kept = json.loads(Path(args.out).with_suffix(".json").read_text())
+        rows = [fresh.pop((r["task"], r["map_class"]), r) for r in kept] + list(fresh.values())
     head = (f"# Audit times\n\nEvery library task on its default support, `countrss audit --task T --map-class C "
             f"--timeout {args.timeout:g}` in a fresh process (wall time, start-up included), on "
             f"{platform.machine()} with {__import__('os').cpu_count()} cores, "

@@ -173,3 +173,37 @@ def test_unread_concepts_are_free_factors(map_class, seed):
     assert all(len(m.assign) == task.k for m in result.maps(3))  # maps of this problem, not of the reduced one
     first = plan(problem).steps[0]
     assert first.kind in ("as", "parts", "try", "run", "race")
+
+
+@pytest.mark.parametrize("map_class", ["complete", "permutation"])
+@pytest.mark.parametrize("seed", tiered(range(24), 8))
+def test_unread_concepts_under_complete_maps(map_class, seed):
+    """Complete maps on the exhaustive support: where every read concept tells labels apart, the read concepts
+    read the read sources and the unread ones each other (any value maps), so the count is the read concepts'
+    count times those bijections; against brute force over every map. A read concept that tells nothing apart
+    (``u == 1 & ~(u == 1)`` below) keeps the count whole."""
+    import random
+
+    import rscount
+    from rscount.problems.split import bijection_weight, unread_concepts
+    from randomtasks import _bool_expr
+    rng = random.Random(seed)
+    concepts = [{"a": "bool", "b": "0..2", "u": "bool", "v": "bool"}, {"a": "bool", "b": "bool", "u": "0..2"},
+                {"a": "bool", "b": "bool", "c": "bool", "u": "bool"}, {"a": "bool", "b": "0..2", "u": "0..2"}][seed % 4]
+    text = _bool_expr(rng, [n for n in "b" if concepts["b"] != "bool"], [n for n in "abc" if concepts.get(n) == "bool"], 2)
+    if seed % 3 == 0:
+        text = f"({text}) ^ a"
+    if seed % 5 == 4:
+        text = f"({text}) | (a & (u == 1) & ~(u == 1))"
+    task = rscount.task_from_spec({"name": "idle", "concepts": concepts, "labels": [text]})
+    problem = rscount.make_problem(task, map_class=map_class, support="exhaustive")
+    brute = rscount.count_problem(problem, "bruteforce").count
+    result = rscount.count_problem(problem)
+    assert result.count == brute, text
+    found = unread_concepts(problem)
+    if found is not None:
+        free, factor = found
+        unread = [task.concepts[i].name for i in free]
+        assert {"u", "v"} & set(concepts) <= set(unread)
+        assert factor == bijection_weight(*[tuple(task.sizes[i] for i in free)] * 2)
+        assert result.unread == tuple(unread) and result.count == result.read_count * factor

@@ -153,9 +153,12 @@ class TestAutomorphism:
     def test_sdd_oia_ambulance_complete(self):
         """Ten concepts no label reads (any permutation, any of 4 value maps each); the rest keep
         stop = obstacle (OR of 4: S4), turn_left and turn_right (AND of 3 literals: S3 each; swapping
-        left with right would swap two labels): 10! * 4^10 * 24 * 6 * 6."""
+        left with right would swap two labels): 10! * 4^10 * 24 * 6 * 6. The read concepts' 864 are counted
+        apart from the unread concepts' maps (and then by label part)."""
         r = rscount.count("sdd-oia-ambulance")
-        assert r.count == math.factorial(10) * 4 ** 10 * 24 * 6 * 6 and r.backend == "automorphism"
+        assert r.count == math.factorial(10) * 4 ** 10 * 24 * 6 * 6
+        assert r.read_count == 24 * 6 * 6 and r.free_maps == math.factorial(10) * 4 ** 10 and len(r.unread) == 10
+        assert rscount.count("sdd-oia-ambulance", backend="automorphism").count == r.count
 
     @pytest.mark.slow
     def test_kand_logic_small_matches_sdd(self):

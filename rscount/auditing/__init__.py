@@ -104,7 +104,7 @@ def _read_only(problem: Problem, sub: Problem, factor: int, names: list, inner: 
                                  count=r.count * factor, unread=tuple(names), free_maps=factor, **scaled)
     note = (f"the audit ranks and fixes the {sub.task.k} concepts the labels read; {len(names)} no label reads "
             f"({', '.join(names[:6])}{' ...' if len(names) > 6 else ''}) may take any of {format_count(factor, True)}"
-            f" value maps whatever the fix (supervise them to pin them; --all-concepts / all_concepts=True audits "
+            f" {'maps' if problem.map_class in ('free', 'complete', 'permutation') else 'value maps'} whatever the fix (supervise them to pin them; --all-concepts / all_concepts=True audits "
             f"every concept); fix counts are on the read concepts")
     classes = class_counts(problem, seconds, known=result)
     return dataclasses.replace(inner, result=result, notes=(note,) + inner.notes, classes=classes,

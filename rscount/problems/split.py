@@ -29,8 +29,10 @@ from ..language.logic import variables
 from ..model.support import Support, exhaustive, grid, label_ids, row_codes
 from ..model.task import Task
 from .problem import Problem, Supervision
+from .quotient import MAX_TABLE, quotient
 
-__all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared"]
+__all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
+           "unread_concepts", "without_unread", "bijection_weight"]
 
 MAX_LABEL_GRID = 1 << 22
 MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
@@ -289,12 +291,15 @@ def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
 
 def unread_concepts(problem: Problem) -> tuple | None:
     """Under ``disentangled`` and ``shared`` with K: (indices of the concepts no label reads, the number of value
-    maps they may take), or None where every concept is read or the class mixes concepts.
+    maps they may take), or None where every concept is read or the class mixes concepts (see
+    :func:`_unread_complete` for ``complete`` and ``permutation``).
 
     A concept no label reads (and, under shared, no member of its group) has a value map that changes no label:
     it is free except where supervision pins a value (f(u) = u for every supervised value u shown on the
     support), so the count is the rest's count times prod d^(d - pinned). Several tasks: no task's label reads it.
     """
+    if problem.map_class in ("free", "complete", "permutation") and problem.inference == "knowledge":
+        return _unread_complete(problem)
     if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge":
         return None
     task = problem.task
@@ -315,6 +320,48 @@ def unread_concepts(problem: Problem) -> tuple | None:
                 if i in free:
                     pinned.setdefault(units[i][0], set()).add(g[i])
     return free, _free_factor(task, units, free, pinned)
+
+
+def _unread_complete(problem: Problem) -> tuple | None:
+    """Under ``complete`` / ``permutation`` (and ``free``, whose maps are the complete ones there) on the
+    exhaustive support, nothing supervised, where every concept a
+    label reads tells some two vectors' labels apart (CLE4EVR, SDD-OIA-ambulance): (the unread concepts, the
+    bijections between them with any value maps). A read source given to an unread predicted concept would leave
+    two vectors that differ in it alone, with different labels, one prediction; so the read concepts read the read
+    sources and the unread ones the rest, and the count is the read concepts' count times that factor."""
+    task = problem.task
+    if (not problem.support.exhaustive or problem.supervision.vectors or problem.supervision.concepts
+            or problem.parts or task.space_size > MAX_TABLE):
+        return None
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    free = sorted(i for i in range(task.k) if i not in read)
+    if not free or len(free) == task.k:
+        return None
+    classes = quotient(task).classes
+    if any(len(classes[i]) < 2 for i in read):
+        return None
+    sizes = tuple(task.sizes[i] for i in free)
+    return free, bijection_weight(sizes, sizes)
+
+
+def bijection_weight(targets: tuple, sources: tuple) -> int:
+    """Sum over bijections targets -> sources of prod size_t ** size_s (the value maps of every pairing)."""
+    kinds = sorted(set(sources))
+    counts = tuple(sources.count(s) for s in kinds)
+    memo: dict = {}
+
+    def go(t: int, left: tuple) -> int:
+        if t == len(targets):
+            return 1
+        if (t, left) in memo:
+            return memo[(t, left)]
+        total = 0
+        for a, c in enumerate(left):
+            if c:
+                total += c * targets[t] ** kinds[a] * go(t + 1, left[:a] + (c - 1,) + left[a + 1:])
+        memo[(t, left)] = total
+        return total
+    return go(0, counts)
 
 
 def without_unread(problem: Problem) -> tuple | None:

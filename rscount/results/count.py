@@ -281,7 +281,9 @@ class CountResult:
             f"shortcuts     {mark}{headline_count(self.read_rs_count)}"
             + ("  (none on the concepts the labels read)" if none else ""),
             f"unread        {n} concept{'s' if n != 1 else ''} no label reads ({names}): "
-            f"{headline_count(self.free_maps)} value maps, any model may confuse "
+            f"{headline_count(self.free_maps)} "
+            + ("maps (which reads which, and value maps)" if self.map_class in ("free", "complete", "permutation")
+               else "value maps") + ", any model may confuse "
             f"{'them' if n != 1 else 'it'} (supervise them to pin them)",
             f"in all        {mark}{headline_count(self.count)} optimal maps, {mark}"
             f"{headline_count(self.rs_count)} shortcuts counting the unread concepts",

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...model.support import distinct
 from ..base import Deadline
+from ...problems.split import bijection_weight
 from .memo import Memo, node_key, scope_key
 from .propagate import collides, consistent, forward, linked, restrictions, waiting_on
 from .state import Entry, build_state
@@ -255,23 +256,3 @@ class Search:
                 memo[(t, taken, last)] = total
             return memo[(t, taken, last)]
         return go(0, frozenset(), ())
-
-
-def bijection_weight(targets: tuple, sources: tuple) -> int:
-    """Sum over bijections targets -> sources of prod size_t ** size_s (value maps of every pairing)."""
-    kinds = sorted(set(sources))
-    counts = tuple(sources.count(s) for s in kinds)
-    memo: dict = {}
-
-    def go(t: int, left: tuple) -> int:
-        if t == len(targets):
-            return 1
-        if (t, left) in memo:
-            return memo[(t, left)]
-        total = 0
-        for a, c in enumerate(left):
-            if c:
-                total += c * targets[t] ** kinds[a] * go(t + 1, left[:a] + (c - 1,) + left[a + 1:])
-        memo[(t, left)] = total
-        return total
-    return go(0, counts)
