@@ -668,8 +668,11 @@ def _count(argv: Sequence[str], out, err) -> int:
             raise
         done = f"; finished before it: {', '.join(exc.finished)}" if exc.finished else ""
         where = str(exc).split(";")[0].partition(" while ")[2]
-        raise CountTimeout(f"counting timed out after {args.timeout:g} s (--timeout is the whole command's time)"
-                           f"{' while ' + where if where else ''}{done}; raise --timeout or try --approx") from None
+        then = ("raise --timeout, or a larger --epsilon / --delta" if args.approx  # estimating already
+                else "raise --timeout or try --approx")
+        raise CountTimeout(f"{'estimating' if args.approx else 'counting'} timed out after {args.timeout:g} s "
+                           f"(--timeout is the whole command's time){' while ' + where if where else ''}{done}; "
+                           f"{then}") from None
     result = dataclasses.replace(result, command_seconds=time.perf_counter() - began)
     if args.plot:
         result.plot(args.plot)

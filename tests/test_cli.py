@@ -229,3 +229,10 @@ def test_a_long_command_off_a_terminal_says_it_is_still_working():
     assert lines[-1].endswith("(search: 100 partial maps)")
     time.sleep(0.15)
     assert log.getvalue().splitlines() == lines
+
+
+def test_an_estimate_out_of_time_does_not_suggest_estimating(capsys):
+    """--approx that times out says what helps an estimate, not "try --approx" again."""
+    code, out, err = run(["--task", "concon-t1", "--map-class", "complete", "--approx", "--timeout", "1"], capsys)
+    assert code != 0 and not out
+    assert "estimating timed out after 1 s" in err and "try --approx" not in err and "--epsilon" in err
