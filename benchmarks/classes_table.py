@@ -2,9 +2,13 @@
 three tasks together at 2, 3 and 4 objects, MNMath-B.1 by-label:100 and rsbench's Kandinsky example, in
 every map class, each in a fresh process with ``--timeout 60``: the exact count, else ``--approx``'s
 estimate, else the reason in one line.
+
+``--only TEXT --merge``: rerun the designs whose name contains TEXT (repeatable) and print docs/classes.md
+with those rows replaced, the rest of the page (its other rows, the text below the table) kept.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import subprocess
@@ -43,8 +47,14 @@ def _n(data: dict) -> str:
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT", help="designs whose name contains it")
+    ap.add_argument("--merge", action="store_true", help="replace those rows in docs/classes.md, keep the rest")
+    opts = ap.parse_args()
     rows = []
     for name, args in DESIGNS:
+        if opts.only and not any(text == name or (text in name and text not in TASKS) for text in opts.only):
+            continue
         for cls in CLASSES:
             data, wall, why = run(args, cls)
             if data is not None:
@@ -57,6 +67,9 @@ def main() -> int:
             else:
                 rows.append((name, cls, "not counted", f"{wall:.1f}", why))
             print(rows[-1], file=sys.stderr, flush=True)
+    tail: list = []
+    if opts.merge:
+        rows, tail = _merged(rows)
     exact = sum(1 for r in rows if r[2] not in ("not counted",) and not r[2].startswith("~"))
     lines = ["# Every library task in every class", "",
              f"Written by `python -m benchmarks.classes_table > docs/classes.md` on {platform.machine()} with 2 "
@@ -66,8 +79,21 @@ def main() -> int:
              f"concepts apart. {exact} of {len(rows)} rows exact.", "",
              "| design | class | optimal maps | wall (s) | how, or why not |", "|---|---|---|---|---|"]
     lines += [f"| {' | '.join(r)} |" for r in rows]
-    print("\n".join(lines))
+    print("\n".join(lines + tail))
     return 0
+
+
+def _merged(fresh: list) -> tuple:
+    """docs/classes.md's rows with ``fresh`` in place of the rows they redo, and the page's text below the table."""
+    from pathlib import Path
+    page = (Path(__file__).resolve().parent.parent / "docs" / "classes.md").read_text().splitlines()
+    at = [i for i, line in enumerate(page) if line.startswith("| ") and not line.startswith("| design")]
+    new = {(r[0], r[1]): r for r in fresh}
+    rows = []
+    for line in page[at[0]:at[-1] + 1]:
+        cells = tuple(c.strip() for c in line.strip().strip("|").split(" | "))
+        rows.append(new.pop(cells[:2], cells))
+    return rows + list(new.values()), page[at[-1] + 1:]
 
 
 if __name__ == "__main__":

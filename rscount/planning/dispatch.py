@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..counters import COUNTERS
+from ..counters.generic.kernels import every_value_meets_every_other
 from ..errors import BackendError, EncodingError
 from ..problems.problem import Problem
 from ..problems.split import split_problem, split_shared, without_unread
@@ -64,6 +65,16 @@ class Plan:
         return "\n".join([f"plan for {self.problem}"] + [f"  {line}" for line in self.lines()])
 
 
+def free_is_complete(problem: Problem) -> bool:
+    """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
+    that shows every value with every value of the other concepts (ConCon's scenes; see
+    :func:`~rscount.counters.generic.kernels.every_value_meets_every_other`), supervision or not."""
+    if problem.support.exhaustive:
+        return bool(problem.task.space_size)
+    return problem.support.listed and problem.support.length > 0 and \
+        every_value_meets_every_other(problem.support.vectors, problem.task.sizes)
+
+
 def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = None, approx: bool = False,
          decide_generic: bool = True) -> Plan:
     """Decide how ``problem`` is counted (``backend`` names the one counter to use, else each step is chosen).
@@ -78,17 +89,17 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     check_mode(exact, approx)
     steps: list = []
     task = problem.task
+    if backend is None and not approx and problem.map_class == "free" and free_is_complete(problem):
+        import dataclasses
+        return Plan(problem.describe(), (Step(
+            "as", ("complete",), ("on every concept vector" if problem.support.exhaustive else
+                                  "on this support, which shows every value with every value of the other concepts,")
+            + " a predicted concept that must come out one-hot reads all values of one concept, so the free maps "
+            "are the complete ones", (dataclasses.replace(problem, map_class="complete"),)),))
     if problem.parts:
         return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
-    if backend is None and not approx and problem.map_class == "free" and problem.support.exhaustive and \
-            task.space_size:
-        import dataclasses
-        return Plan(problem.describe(), (Step(
-            "as", ("complete",), "on every concept vector a predicted concept that must come out one-hot reads "
-            "all values of one concept, so the free maps are the complete ones",
-            (dataclasses.replace(problem, map_class="complete"),)),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
         import dataclasses
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
