@@ -14,10 +14,9 @@ import rscount
 from rscount.counters import COUNTERS
 from rscount.counters.base import Options
 from rscount.counters.generic.colourings import colour
-from rscount.counters.generic.kernels import (count_free, count_kernels, count_learned, count_moved,
-                                              every_value_meets_every_other)
+from rscount.counters.generic.kernels import count_free, count_kernels, count_learned, count_moved
 from rscount.problems.encoding import encode
-from rscount.model.support import Support
+from rscount.model.support import Support, every_value_meets_every_other
 
 
 def _task(rng: random.Random, small: bool = False):

@@ -97,24 +97,42 @@ def test_big_counts_show_their_power_of_ten(n):
     assert ("e" in shown) == (n >= 10 ** 6)
 
 
-def test_a_timeout_names_the_whole_command_budget_and_keeps_what_finished(monkeypatch, capsys):
+def test_a_timeout_names_the_whole_command_budget(monkeypatch, capsys):
+    """The joint count comes first: where it times out, the command fails naming the whole budget."""
+    import rscount.planning.multitask as multitask
+    from rscount.errors import CountTimeout
+
+    def slow_first(problem, *args, **kw):
+        raise CountTimeout("search timed out after 0.4 s; raise timeout=")
+
+    monkeypatch.setattr(multitask, "count_problem", slow_first)
+    assert main(["--task", "xor3", "--task", "and3", "--timeout", "45"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "counting timed out after 45 s (--timeout is the whole command's time) while counting tasks 1..2" in err
+    assert "0.4 s" not in err
+
+
+def test_counts_besides_the_joint_one_out_of_time_are_said_not_counted(monkeypatch, capsys):
+    """Where the joint count finished and a count of the sequence did not (in its share of the time left),
+    the joint count is printed and that count says it was not made in time."""
     import rscount.planning.multitask as multitask
     from rscount.errors import CountTimeout
     real, calls = multitask.count_problem, []
 
     def slow_second(problem, *args, **kw):
         calls.append(problem)
-        if len(calls) == 2:
+        if len(calls) == 2:  # tasks 1..1 together
             raise CountTimeout("search timed out after 0.4 s; raise timeout=")
         return real(problem, *args, **kw)
 
     monkeypatch.setattr(multitask, "count_problem", slow_second)
-    assert main(["--task", "xor3", "--task", "and3", "--timeout", "45"]) == 3
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert "counting timed out after 45 s (--timeout is the whole command's time) while counting tasks 1..2" in err
-    assert "finished before it: tasks 1..1 together: 24" in err
-    assert "0.4 s" not in err
+    assert main(["--task", "xor3", "--task", "and3", "--timeout", "45"]) == 0
+    out = capsys.readouterr().out
+    assert "1. xor3  not counted in time; forgets n/a (a count not made in time)" in out
+    assert "not counted in their share of the time left after the joint count: tasks 1..1 together" in out
+    result = rscount.count(["xor3", "xor3"], timeout=45)
+    assert None not in result.cumulative and result.forgets == (0, 0)
 
 
 def test_heat_map_colour_is_each_cells_share_of_all_optimal_maps():

@@ -207,3 +207,30 @@ def test_unread_concepts_under_complete_maps(map_class, seed):
         assert {"u", "v"} & set(concepts) <= set(unread)
         assert factor == bijection_weight(*[tuple(task.sizes[i] for i in free)] * 2)
         assert result.unread == tuple(unread) and result.count == result.read_count * factor
+
+
+@pytest.mark.parametrize("map_class", ["complete", "permutation"])
+@pytest.mark.parametrize("seed", tiered(range(40), 10))
+def test_unread_concepts_under_complete_maps_on_listed_supports(map_class, seed):
+    """The same split on a listed support (ConCon's three tasks together): it applies where every read concept
+    tells labels apart there (two rows differing in it alone, with different labels), and then the count is
+    brute force's."""
+    import random
+
+    import rscount
+    from rscount.problems.split import tells_labels_apart, unread_concepts
+    from randomtasks import _bool_expr
+    rng = random.Random(seed)
+    concepts = [{"a": "bool", "b": "0..2", "u": "bool", "v": "bool"}, {"a": "bool", "b": "bool", "u": "0..2"},
+                {"a": "bool", "b": "bool", "c": "bool", "u": "bool"}, {"a": "bool", "b": "0..2", "u": "0..2"}][seed % 4]
+    text = _bool_expr(rng, [n for n in "b" if concepts["b"] != "bool"], [n for n in "abc" if concepts.get(n) == "bool"], 2)
+    task = rscount.task_from_spec({"name": "idle", "concepts": concepts, "labels": [f"({text}) ^ a"]})
+    space = rscount.model.support.grid(task.sizes).tolist()
+    rows = rng.sample(space, rng.randint(len(space) // 3, len(space) - 1))
+    problem = rscount.make_problem(task, map_class=map_class, support=[
+        [task.concepts[i].domain[u] for i, u in enumerate(r)] for r in rows])
+    from rscount.language.logic import variables
+    read = sorted({task.index(n) for n in variables(task.labels[0].expr)})
+    apart = all(tells_labels_apart(problem.support.vectors, problem.labels, i) for i in read)
+    assert (unread_concepts(problem) is not None) == apart
+    assert rscount.count_problem(problem).count == rscount.count_problem(problem, "bruteforce").count, text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import random
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from ..runtime.lazy import cached_property
 from .task import Task
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
-           "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE"]
+           "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE", "every_value_meets_every_other"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -408,3 +409,17 @@ def vectors_from_values(concepts: tuple, rows) -> tuple:
                                    f"{c.name} {brief(list(c.domain))}") from None
         out.append(tuple(vec))
     return tuple(out)
+
+
+def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
+    """Whether the support shows every value of every concept, and every two values of different concepts in
+    one vector. Then a free map is a complete one: two values sharing a vector go to different predicted
+    concepts, so the predicted concepts each concept's values reach are disjoint for different concepts, and k
+    nonempty disjoint sets among k predicted concepts are single ones (ConCon's 2,000 scenes)."""
+    shown = [distinct(rows[:, j]) for j in range(rows.shape[1])]
+    if any(len(v) != d for v, d in zip(shown, sizes)):
+        return False
+    for a, b in itertools.combinations(range(rows.shape[1]), 2):
+        if len(distinct(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
+            return False
+    return True

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..counters import COUNTERS
-from ..counters.generic.kernels import every_value_meets_every_other
 from ..errors import BackendError, EncodingError
+from ..model.support import every_value_meets_every_other
 from ..problems.problem import Problem
 from ..problems.split import split_problem, split_shared, without_unread
 from ..results.count import format_count
@@ -68,7 +68,7 @@ class Plan:
 def free_is_complete(problem: Problem) -> bool:
     """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
     that shows every value with every value of the other concepts (ConCon's scenes; see
-    :func:`~rscount.counters.generic.kernels.every_value_meets_every_other`), supervision or not."""
+    :func:`~rscount.model.support.every_value_meets_every_other`), supervision or not."""
     if problem.support.exhaustive:
         return bool(problem.task.space_size)
     return problem.support.listed and problem.support.length > 0 and \

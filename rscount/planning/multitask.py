@@ -62,24 +62,33 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
                 timeout: float | None = None, memory_mb: int | None = None,
                 progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """The joint count of ``problems`` (one per task, one map class), with each task alone and the counts after
-    each task in the order given."""
+    each task in the order given. The joint count comes first; with a ``timeout``, the others share what is left
+    of it, and one that does not finish in its share is None (said in a note), not a failure of the whole."""
     problems = list(problems)
     if not problems:
         raise TaskError("no tasks given; name at least one")
     began = time.perf_counter()
     finished: list = []  # what was counted, shown if the time runs out
+    missed: list = []  # the counts besides the joint one that did not finish in their share
 
-    def run(problem: Problem, what: str) -> CountResult:
+    def run(problem: Problem, what: str, pending: int = 0) -> CountResult | None:
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
+            if pending:
+                missed.append(what)
+                return None
             raise CountTimeout(f"counting {len(problems)} tasks ran out of time before {what}; raise timeout=",
                                finished)
         if progress is not None and len(problems) > 1:
             progress(f"several tasks: {what}")
         try:
             r = count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
-                              seed=seed, timeout=left, memory_mb=memory_mb, progress=progress)
+                              seed=seed, timeout=left if left is None or not pending else left / pending,
+                              memory_mb=memory_mb, progress=progress)
         except CountTimeout as exc:
+            if pending:
+                missed.append(what)
+                return None
             raise CountTimeout(f"{str(exc).split(';')[0]} while counting {what}; raise timeout=", finished) from None
         finished.append(f"{what}: {'' if r.exact else '~'}{format_count(r.count, short=True)}")
         return r
@@ -88,23 +97,32 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
         return run(problems[0], "the task")
     every = union_concepts([p.task for p in problems])
     groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
-    cumulative = [run(join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
-                  for t in range(len(problems))]
     names = task_names([p.task for p in problems])
-    own, alone = [], []
+    joint = run(join(problems, every, groups), f"tasks 1..{len(problems)} together")
+    n = len(problems)
+    jobs = [(("upto", t), join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together") for t in range(n - 1)]
+    jobs += [(("own", t), p, f"task {names[t]} alone") for t, p in enumerate(problems)]
     for t, p in enumerate(problems):
-        own.append(run(p, f"task {names[t]} alone"))
         same = {c.name for c in p.task.concepts} == {c.name for c in every} and (
             p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
-        alone.append(cumulative[0] if t == 0 else own[-1] if same else run(
-            join([p], every, groups), f"task {names[t]} over every concept"))
-    exact_all = all(r.exact for r in cumulative + own + alone)
-    tasks = tuple(TaskCount(n, o.count, a.count, o.exact and a.exact) for n, o, a in zip(names, own, alone))
+        if t and not same:
+            jobs.append((("alone", t), join([p], every, groups), f"task {names[t]} over every concept"))
+    got = {key: run(problem, what, len(jobs) - i) for i, (key, problem, what) in enumerate(jobs)}
+    cumulative = [got[("upto", t)] for t in range(n - 1)] + [joint]
+    own = [got[("own", t)] for t in range(n)]
+    alone = [cumulative[0] if t == 0 else got.get(("alone", t), own[t]) for t in range(n)]
+    counted = [r for r in cumulative + own + alone if r is not None]
+    exact_all = all(r.exact for r in counted) and not missed
+    tasks = tuple(TaskCount(name, None if o is None else o.count, None if a is None else a.count,
+                            o is not None and a is not None and o.exact and a.exact)
+                  for name, o, a in zip(names, own, alone))
     forgets = tuple(a.count - c.count if exact_all else None for a, c in zip(alone, cumulative))
-    joint = cumulative[-1]
     note = (f"{len(problems)} tasks: a map counts when it is optimal for every task (each row keeps its own "
             f"task's labels)")
+    if missed:
+        note += (f"; not counted in their share of the time left after the joint count: {', '.join(missed)} "
+                 f"(raise timeout= for them)")
     return dataclasses.replace(joint, seconds=time.perf_counter() - began, per_task=tasks,
-                               cumulative=tuple(r.count for r in cumulative), forgets=forgets,
-                               cumulative_exact=tuple(r.exact for r in cumulative),
+                               cumulative=tuple(None if r is None else r.count for r in cumulative), forgets=forgets,
+                               cumulative_exact=tuple(r is not None and r.exact for r in cumulative),
                                notes=(note,) + joint.notes)

@@ -26,7 +26,8 @@ import dataclasses
 import numpy as np
 
 from ..language.logic import variables
-from ..model.support import Support, exhaustive, grid, label_ids, row_codes
+from ..model.support import (Support, distinct, every_value_meets_every_other, exhaustive, grid, label_ids, row_codes,
+                             row_ids)
 from ..model.task import Task
 from .problem import Problem, Supervision
 from .quotient import MAX_TABLE, quotient
@@ -323,25 +324,42 @@ def unread_concepts(problem: Problem) -> tuple | None:
 
 
 def _unread_complete(problem: Problem) -> tuple | None:
-    """Under ``complete`` / ``permutation`` (and ``free``, whose maps are the complete ones there) on the
-    exhaustive support, nothing supervised, where every concept a
-    label reads tells some two vectors' labels apart (CLE4EVR, SDD-OIA-ambulance): (the unread concepts, the
-    bijections between them with any value maps). A read source given to an unread predicted concept would leave
-    two vectors that differ in it alone, with different labels, one prediction; so the read concepts read the read
-    sources and the unread ones the rest, and the count is the read concepts' count times that factor."""
+    """Under ``complete`` / ``permutation`` (and ``free`` where its maps are the complete ones), nothing
+    supervised, where every concept a label reads *tells labels apart*: two support vectors that differ in it
+    alone have different labels (on the exhaustive support: every concept that changes some label; CLE4EVR,
+    SDD-OIA-ambulance, ConCon's three tasks together). Returns (the unread concepts, the bijections between
+    them with any value maps). A read source given to an unread predicted concept would leave those two vectors
+    one prediction on every read concept, so the read concepts read the read sources and the unread ones the
+    rest: the count is the read concepts' count (on the rows projected on them) times that factor."""
     task = problem.task
-    if (not problem.support.exhaustive or problem.supervision.vectors or problem.supervision.concepts
-            or problem.parts or task.space_size > MAX_TABLE):
+    if problem.supervision.vectors or problem.supervision.concepts or problem.parts:
         return None
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
-    free = sorted(i for i in range(task.k) if i not in read)
-    if not free or len(free) == task.k:
+    whole = problem.support.exhaustive
+    if whole and task.space_size > MAX_TABLE or not whole and not problem.support.listed:
         return None
-    classes = quotient(task).classes
-    if any(len(classes[i]) < 2 for i in read):
+    if problem.map_class == "free" and not whole and not every_value_meets_every_other(
+            problem.support.vectors, task.sizes):
+        return None
+    read = sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)})
+    free = [i for i in range(task.k) if i not in read]
+    if not free or not read:
+        return None
+    if whole:
+        classes = quotient(task).classes
+        if any(len(classes[i]) < 2 for i in read):
+            return None
+    elif not all(tells_labels_apart(problem.support.vectors, problem.labels, i) for i in read):
         return None
     sizes = tuple(task.sizes[i] for i in free)
     return free, bijection_weight(sizes, sizes)
+
+
+def tells_labels_apart(rows: np.ndarray, labels: np.ndarray, column: int) -> bool:
+    """Whether two rows that differ in ``column`` alone have different labels."""
+    codes, kinds = label_ids(labels)
+    rest = np.delete(np.asarray(rows), column, axis=1)
+    ids = row_ids(rest)[0] if rest.shape[1] else np.zeros(len(codes), dtype=np.int64)
+    return len(distinct(ids * kinds + codes)) > len(distinct(ids))
 
 
 def bijection_weight(targets: tuple, sources: tuple) -> int:

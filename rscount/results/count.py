@@ -302,13 +302,17 @@ class CountResult:
         width = max(len(t.task) for t in self.per_task)
         lines = ["per task      (alone, over its own concepts / over every task's concepts"
                  + ("; unread concepts' maps included)" if self.unread else ")")]
-        lines += [f"  {t.task:<{width}}  {'' if t.exact else '~'}{format_count(t.count)} / "
-                  f"{'' if t.exact else '~'}{format_count(t.count_union)}" for t in self.per_task]
+
+        def shown(n: int | None, exact: bool) -> str:
+            return "not counted in time" if n is None else f"{'' if exact else '~'}{format_count(n)}"
+        lines += [f"  {t.task:<{width}}  {shown(t.count, t.exact)} / {shown(t.count_union, t.exact)}"
+                  for t in self.per_task]
         lines.append("in this order (after each task: optimal for all so far; maps optimal for it alone that "
                      "break an earlier task)")
         exact = self.cumulative_exact or (True,) * len(self.cumulative)
-        lines += [f"  {n}. {t.task:<{width}}  {'' if e else '~'}{format_count(c)}; forgets "
-                  f"{format_count(f) if f is not None else 'n/a (approximate counts)'}"
+        lost = None in self.cumulative or any(t.count is None or t.count_union is None for t in self.per_task)
+        lines += [f"  {n}. {t.task:<{width}}  {shown(c, e)}; forgets "
+                  f"{format_count(f) if f is not None else 'n/a (a count not made in time)' if lost else 'n/a (approximate counts)'}"
                   for n, (t, c, f, e) in enumerate(zip(self.per_task, self.cumulative, self.forgets, exact), 1)]
         lines.append(f"  shortcuts that survive every step: {'' if self.exact else '~'}{format_count(self.rs_count)}")
         return lines

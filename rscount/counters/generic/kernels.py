@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ...errors import BackendError
+from ...model.support import every_value_meets_every_other
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, small_first
 from ..sampling import Confidence, Estimate, tally
@@ -765,20 +766,6 @@ def count_free(problem, images: list | None = None, deadline=None, confidence=No
         total += done[key]
         nodes += search.nodes
     return total * anywhere, nodes
-
-
-def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
-    """Whether the support shows every value of every concept, and every two values of different concepts in
-    one vector. Then a free map is a complete one: two values sharing a vector go to different predicted
-    concepts, so the predicted concepts each concept's values reach are disjoint for different concepts, and k
-    nonempty disjoint sets among k predicted concepts are single ones (ConCon's 2,000 scenes)."""
-    shown = [np.unique(rows[:, j]) for j in range(rows.shape[1])]
-    if any(len(v) != d for v, d in zip(shown, sizes)):
-        return False
-    for a, b in itertools.combinations(range(rows.shape[1]), 2):
-        if len(np.unique(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
-            return False
-    return True
 
 
 def _same_size_permutations(sizes: list, limit: int = 720) -> list:
