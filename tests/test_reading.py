@@ -252,3 +252,15 @@ def test_an_error_after_a_status_line_starts_its_own_line(monkeypatch):
     text = err.getvalue()
     last = text.split("\r")[-1]
     assert last.startswith("countrss: error: counting timed out"), repr(text[-300:])
+
+
+def test_several_tasks_write_large_counts_in_json_as_digits(monkeypatch):
+    """The sequence's counts (cumulative, forgets, survivors) go through json_int as the count does: a joint
+    count of millions of digits (ConCon at 3 objects) is written by python-flint, not Python's quadratic
+    int-to-text conversion, which held the command for minutes past its timeout."""
+    import rscount.results.count as counts
+    monkeypatch.setattr(counts, "JSON_DIGITS", 3)
+    data = rscount.count(["and3", "or3"], map_class="joint").to_dict()
+    written = data["cumulative"] + data["forgets"] + [data["survive_every_step"]]
+    assert all(isinstance(x, str) or abs(x) < 1000 for x in written) and any(isinstance(x, str) for x in written)
+    assert data["cumulative"][-1] == data["count"]

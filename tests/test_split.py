@@ -190,7 +190,8 @@ def test_unread_concepts_under_complete_maps(map_class, seed):
     rng = random.Random(seed)
     concepts = [{"a": "bool", "b": "0..2", "u": "bool", "v": "bool"}, {"a": "bool", "b": "bool", "u": "0..2"},
                 {"a": "bool", "b": "bool", "c": "bool", "u": "bool"}, {"a": "bool", "b": "0..2", "u": "0..2"}][seed % 4]
-    text = _bool_expr(rng, [n for n in "b" if concepts["b"] != "bool"], [n for n in "abc" if concepts.get(n) == "bool"], 2)
+    ints = [n for n in "b" if concepts["b"] != "bool"]
+    text = _bool_expr(rng, ints, [n for n in "abc" if concepts.get(n) == "bool"], 2)
     if seed % 3 == 0:
         text = f"({text}) ^ a"
     if seed % 5 == 4:
@@ -223,7 +224,8 @@ def test_unread_concepts_under_complete_maps_on_listed_supports(map_class, seed)
     rng = random.Random(seed)
     concepts = [{"a": "bool", "b": "0..2", "u": "bool", "v": "bool"}, {"a": "bool", "b": "bool", "u": "0..2"},
                 {"a": "bool", "b": "bool", "c": "bool", "u": "bool"}, {"a": "bool", "b": "0..2", "u": "0..2"}][seed % 4]
-    text = _bool_expr(rng, [n for n in "b" if concepts["b"] != "bool"], [n for n in "abc" if concepts.get(n) == "bool"], 2)
+    ints = [n for n in "b" if concepts["b"] != "bool"]
+    text = _bool_expr(rng, ints, [n for n in "abc" if concepts.get(n) == "bool"], 2)
     task = rscount.task_from_spec({"name": "idle", "concepts": concepts, "labels": [f"({text}) ^ a"]})
     space = rscount.model.support.grid(task.sizes).tolist()
     rows = rng.sample(space, rng.randint(len(space) // 3, len(space) - 1))

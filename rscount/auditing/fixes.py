@@ -174,13 +174,14 @@ def _group_fix(problem: Problem, items: list, by: str, count: int, seconds) -> S
             return None
         gens, offsets = found
         from sympy.combinatorics import Permutation, PermutationGroup
-        if PermutationGroup([Permutation(g.tolist()) for g in gens]).order() != count:
+        group = PermutationGroup([Permutation(g.tolist()) for g in gens]) if gens else None
+        if (1 if group is None else group.order()) != count:
             return None  # not the group of every optimal map: leave it to the counts
         every = {(i, None) for i in range(problem.task.k)} if by == "concept" else \
             {(i, u) for i in range(problem.task.k) for u in range(int(offsets[i + 1] - offsets[i]))}
         if set(items) != every:
             return None
-        fix = smallest_base(gens, offsets, by, every, deadline)
+        fix = smallest_base(gens, offsets, by, every, deadline, group)
     except (CountTimeout, MemoryError):
         return None
     if fix is None:

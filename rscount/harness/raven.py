@@ -100,8 +100,9 @@ class RuleScoring:
         if task.default_support:
             vectors = np.concatenate([np.asarray(task.default_support, dtype=np.int64)[:CHECKED], vectors])
         label = task.evaluate(vectors)[:, 0]
-        wrong = np.flatnonzero(self.answers(vectors) != label)
+        answers = self.answers(vectors)
+        wrong = np.flatnonzero(answers != label)
         if len(wrong):
-            raise HarnessError(f"RAVEN rule scoring answers {self.answers(vectors[wrong[:1]])[0]} where task "
+            raise HarnessError(f"RAVEN rule scoring answers {answers[wrong[0]]} where task "
                                f"{task.name}'s knowledge answers {label[wrong[0]]}: the task's knowledge was changed; "
                                f"use the exact semantics")

@@ -110,8 +110,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         free = without_unread(problem)
         if free is not None:
             sub, factor, names = free
-            how = ("they read one another with any value maps" if problem.map_class in ("free", "complete", "permutation")
-                   else "their value maps are free")
+            how = ("they read one another with any value maps"
+                   if problem.map_class in ("free", "complete", "permutation") else "their value maps are free")
             steps.append(Step("as", (), f"no label reads {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}: "
                               f"{how} ({format_count(factor).split(' (')[0]} of them); count the "
                               f"rest on its {sub.support.length} projected support vectors", (sub,), factor))

@@ -24,6 +24,7 @@ from ..model import support as supports
 from ..problems.encoding import encode
 from ..problems.problem import Problem
 from ..problems.split import unread_concepts
+from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
 from .dispatch import HEAD_START, Step, check_mode, generic_step, plan
@@ -90,7 +91,8 @@ def _unread(problem: Problem, result: CountResult) -> dict:
         return {"notes": result.notes + (f"no label's knowledge reads {names}{' ...' if len(found[0]) > 6 else ''}"
                                          f"; under a learned head they are not free (a head may read them), so "
                                          f"the count is not split into read and unread concepts",)}
-    found = unread_concepts(problem)
+    single = as_single(problem)  # several tasks that are one: its unread concepts are theirs
+    found = unread_concepts(problem if single is None else single[0])
     if found is None or (result.exact and result.count % found[1]):
         return {}
     free, factor = found

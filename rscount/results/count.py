@@ -209,9 +209,10 @@ class CountResult:
             "plan": self.plan.lines() if self.plan is not None else None,
             **({"concept_names": dict(self.shown)} if self.shown else {}),
             "answered_by_step": None if self.answered is None else self.answered + 1,
-            **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": list(self.cumulative),
+            **({"per_task": [t.to_dict() for t in self.per_task], "cumulative": [json_int(c) for c in self.cumulative],
                 "cumulative_exact": list(self.cumulative_exact or (True,) * len(self.cumulative)),
-                "forgets": list(self.forgets), "survive_every_step": self.rs_count} if self.per_task else {}),
+                "forgets": [json_int(f) for f in self.forgets], "survive_every_step": json_int(self.rs_count)}
+               if self.per_task else {}),
         }
 
     def explain(self) -> str:
@@ -311,8 +312,8 @@ class CountResult:
                      "break an earlier task)")
         exact = self.cumulative_exact or (True,) * len(self.cumulative)
         lost = None in self.cumulative or any(t.count is None or t.count_union is None for t in self.per_task)
-        lines += [f"  {n}. {t.task:<{width}}  {shown(c, e)}; forgets "
-                  f"{format_count(f) if f is not None else 'n/a (a count not made in time)' if lost else 'n/a (approximate counts)'}"
+        why = "n/a (a count not made in time)" if lost else "n/a (approximate counts)"
+        lines += [f"  {n}. {t.task:<{width}}  {shown(c, e)}; forgets {format_count(f) if f is not None else why}"
                   for n, (t, c, f, e) in enumerate(zip(self.per_task, self.cumulative, self.forgets, exact), 1)]
         lines.append(f"  shortcuts that survive every step: {'' if self.exact else '~'}{format_count(self.rs_count)}")
         return lines

@@ -392,7 +392,24 @@ def point_orbits(problem, deadline: Deadline) -> tuple | None:
     return points.roots(), concepts.roots(), offsets
 
 
+_GROUPS: dict = {}  # one search per design, however many audit steps ask (relation, value fix, concept fix)
+CACHED_GROUPS = 8
+
+
 def point_group(problem, deadline: Deadline) -> tuple | None:
+    """:func:`_point_group`, kept for the last few designs (task, class, supervision, support, inference)."""
+    key = (id(problem.task), problem.map_class, problem.supervision, problem.support.exhaustive, problem.inference)
+    held = _GROUPS.get(key)
+    if held is not None and held[0] is problem.task:
+        return held[1]
+    found = _point_group(problem, deadline)
+    while len(_GROUPS) >= CACHED_GROUPS:
+        _GROUPS.pop(next(iter(_GROUPS)))
+    _GROUPS[key] = (problem.task, found)
+    return found
+
+
+def _point_group(problem, deadline: Deadline) -> tuple | None:
     """Generators of the group whose elements are the optimal maps, as permutations of the (concept, value)
     points (point offsets[j] + u is value u of concept j; a map sends it to the point it predicts), with the
     offsets; None unless the support is exhaustive, nothing is supervised, the class has one value map per

@@ -41,12 +41,9 @@ def target_keys(problem) -> tuple:
     label its rows show (several tasks: each row its own) and every supervised value: the key (labels shown,
     values fixed); vectors of one key have the same images E(g), so their sets are built once per key."""
     if not problem.parts:  # one task: a vector's key is its labels and its supervised values, found at once
-        task = problem.task
-        strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
-        support = np.asarray(problem.support.vectors)
-        _, first, row_of = np.unique(support @ strides, return_index=True, return_inverse=True)
-        vectors = support[first]
-        fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
+        _, first, row_of = _distinct_vectors(problem)
+        vectors = np.asarray(problem.support.vectors)[first]
+        fixed = _fixed(problem, vectors, row_of)
         labels = problem.labels[first]
         rows = np.hstack([labels, np.where(fixed, vectors, -1)])
         shifted = rows - rows.min(axis=0) if len(rows) else rows  # label codes may be negative
@@ -101,11 +98,9 @@ def support_target_sizes(problem, grid: np.ndarray, labels: np.ndarray) -> tuple
         counts = np.bincount(which, minlength=len(keys)).tolist()
         return len(vectors), Multiset(dict(_sum_by(zip(target_sizes(keys, grid, labels), counts))))
     task = problem.task
-    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
-    at, first, row_of = np.unique(np.asarray(problem.support.vectors) @ strides, return_index=True,
-                                  return_inverse=True)
+    at, first, row_of = _distinct_vectors(problem)
     vectors = grid[at]
-    fixed = _fixed(problem, vectors, np.asarray(row_of).ravel())
+    fixed = _fixed(problem, vectors, row_of)
     own = problem.labels[first]
     low = np.minimum(labels.min(axis=0), own.min(axis=0)) if len(own) else labels.min(axis=0)
     radix = np.maximum(labels.max(axis=0), own.max(axis=0) if len(own) else labels.max(axis=0)) - low + 1
@@ -148,6 +143,15 @@ def _sum_by(pairs) -> dict:
     for size, times in pairs:
         out[size] = out.get(size, 0) + times
     return out.items()
+
+
+def _distinct_vectors(problem) -> tuple:
+    """(the distinct support vectors' grid codes, sorted; the first row showing each; each row's vector)."""
+    task = problem.task
+    strides = np.cumprod((1,) + task.sizes[:0:-1], dtype=np.int64)[::-1]
+    at, first, row_of = np.unique(np.asarray(problem.support.vectors) @ strides, return_index=True,
+                                  return_inverse=True)
+    return at, first, np.asarray(row_of).ravel()
 
 
 def _fixed(problem, vectors: np.ndarray, row_of: np.ndarray) -> np.ndarray:
