@@ -77,8 +77,8 @@ def plot(rows: list, path: Path) -> None:
             if what == "rules" and row["class"] != "1 term, 2 predicates":
                 continue
             res = row["result"]
-            ys = ([math.log10(c / res["free"]) for c in res["cumulative"]] if what == "concepts"
-                  else [b for _, b in res["cumulative"]])
+            ys = ([math.log10(c / res["free"]) if c else math.nan for c in res["cumulative"]]
+                  if what == "concepts" else [b for _, b in res["cumulative"]])
             style = "-" if row["mode"] == "strict" else "--"
             ax.plot([1, 2, 3], ys, style, marker="o", label=f"{row['mode']} {row['size']}")
         ax.set_xticks([1, 2, 3], ["t1", "t1..t2", "t1..t3"])
@@ -122,7 +122,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def _ratio(n: int, free: int) -> str:
+def _ratio(n: int | None, free: int) -> str:
+    if n is None:  # a count of the sequence not made in its share of the time (the joint count was)
+        return "not in time"
     return f"{n // free:,}" if n % free == 0 else f"{n / free:.3g}"
 
 
