@@ -92,8 +92,9 @@ class Audit:
             "seconds": round(self.seconds, 3), "notes": list(self.notes), "inference": self.result.inference,
         }
         if self.result.per_task:
-            out.update(per_task=[t.to_dict() for t in self.result.per_task], cumulative=list(self.result.cumulative),
-                       forgets=list(self.result.forgets))
+            out.update(per_task=[t.to_dict() for t in self.result.per_task],
+                       cumulative=[json_int(c) for c in self.result.cumulative],
+                       forgets=[json_int(f) for f in self.result.forgets])
         if self.tasks:
             fix["add_task"] = list(self.tasks)
         if self.other is not None:

@@ -20,6 +20,7 @@ import torch
 
 from ..errors import HarnessError
 from ..problems.problem import Problem
+from ..results.count import json_int
 from .data import Dataset, Split, make_dataset
 from .learned import learned_map
 from .metrics import label_report
@@ -100,7 +101,8 @@ class SequenceReport:
 
     def to_dict(self) -> dict:
         return {"tasks": list(self.tasks), "regime": self.regime, "model": self.model, "map_class": self.map_class,
-                "cumulative": list(self.cumulative), "forgets": list(self.forgets), "summary": self.summary(),
+                "cumulative": [json_int(c) for c in self.cumulative], "forgets": [json_int(f) for f in self.forgets],
+                "summary": self.summary(),
                 "seeds": {str(k): [s.to_dict() for s in v] for k, v in self.seeds.items()},
                 "seconds": round(self.seconds, 2)}
 
