@@ -184,7 +184,7 @@ def test_free_maps_where_every_value_meets_every_other_match_ganak(seed):
 def test_free_as_complete_on_listed_supports_under_k(seed):
     """With K: where a listed support shows every value with every value of the other concepts, the plan counts
     the free maps as the complete ones; the count is Ganak's on the free problem's own CNF."""
-    from rscount.planning.dispatch import free_is_complete
+    from rscount.problems.problem import free_is_complete
     rng = random.Random(seed)
     task = _task(rng, small=True)
     space = rscount.model.support.exhaustive(task).vectors

@@ -30,7 +30,7 @@ class TestSearch(Contract):
     def test_bijection_weight(self, targets, sources):
         import itertools
 
-        from rscount.counters.search import bijection_weight
+        from rscount.problems.split import bijection_weight
         want = sum(math.prod(t ** sources[p[n]] for n, t in enumerate(targets))
                    for p in itertools.permutations(range(len(sources))))
         assert bijection_weight(targets, sources) == want

@@ -233,6 +233,7 @@ def test_unread_concepts_under_complete_maps_on_listed_supports(map_class, seed)
         [task.concepts[i].domain[u] for i, u in enumerate(r)] for r in rows])
     from rscount.language.logic import variables
     read = sorted({task.index(n) for n in variables(task.labels[0].expr)})
-    apart = all(tells_labels_apart(problem.support.vectors, problem.labels, i) for i in read)
+    codes = rscount.model.support.label_ids(problem.labels)[0]
+    apart = all(tells_labels_apart(problem.support.vectors, codes, i) for i in read)
     assert (unread_concepts(problem) is not None) == apart
     assert rscount.count_problem(problem).count == rscount.count_problem(problem, "bruteforce").count, text

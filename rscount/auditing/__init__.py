@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
 from ..problems.problem import Problem
-from ..results.count import format_count, headline_count
+from ..results.count import format_count, headline_count, unread_maps_words
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
 from .fixes import DataFix, SupervisionFix, _same_as_complete, class_counts, data_fix, label_subsets, supervision_fix
@@ -104,7 +104,8 @@ def _read_only(problem: Problem, sub: Problem, factor: int, names: list, inner: 
                                  count=r.count * factor, unread=tuple(names), free_maps=factor, **scaled)
     note = (f"the audit ranks and fixes the {sub.task.k} concepts the labels read; {len(names)} no label reads "
             f"({', '.join(names[:6])}{' ...' if len(names) > 6 else ''}) may take any of {format_count(factor, True)}"
-            f" {'maps' if problem.map_class in ('free', 'complete', 'permutation') else 'value maps'} whatever the fix (supervise them to pin them; --all-concepts / all_concepts=True audits "
+            f" {unread_maps_words(problem.map_class)} whatever the fix (supervise them to pin them; --all-concepts / "
+            f"all_concepts=True audits "
             f"every concept); fix counts are on the read concepts")
     classes = class_counts(problem, seconds, known=result)
     return dataclasses.replace(inner, result=result, notes=(note,) + inner.notes, classes=classes,

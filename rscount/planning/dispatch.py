@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 
 from ..counters import COUNTERS
 from ..errors import BackendError, EncodingError
-from ..model.support import every_value_meets_every_other
-from ..problems.problem import Problem
+from ..problems.problem import Problem, free_is_complete
 from ..problems.split import split_problem, split_shared, without_unread
-from ..results.count import format_count
+from ..results.count import format_count, unread_maps_words
 
 __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_ABOVE", "HEAD_START"]
 
@@ -65,16 +64,6 @@ class Plan:
         return "\n".join([f"plan for {self.problem}"] + [f"  {line}" for line in self.lines()])
 
 
-def free_is_complete(problem: Problem) -> bool:
-    """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
-    that shows every value with every value of the other concepts (ConCon's scenes; see
-    :func:`~rscount.model.support.every_value_meets_every_other`), supervision or not."""
-    if problem.support.exhaustive:
-        return bool(problem.task.space_size)
-    return problem.support.listed and problem.support.length > 0 and \
-        every_value_meets_every_other(problem.support.vectors, problem.task.sizes)
-
-
 def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = None, approx: bool = False,
          decide_generic: bool = True) -> Plan:
     """Decide how ``problem`` is counted (``backend`` names the one counter to use, else each step is chosen).
@@ -110,10 +99,9 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         free = without_unread(problem)
         if free is not None:
             sub, factor, names = free
-            how = ("they read one another with any value maps"
-                   if problem.map_class in ("free", "complete", "permutation") else "their value maps are free")
             steps.append(Step("as", (), f"no label reads {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}: "
-                              f"{how} ({format_count(factor).split(' (')[0]} of them); count the "
+                              f"their {unread_maps_words(problem.map_class)} are free "
+                              f"({format_count(factor).split(' (')[0]} of them); count the "
                               f"rest on its {sub.support.length} projected support vectors", (sub,), factor))
             return Plan(problem.describe(), tuple(steps))
     if backend is None or _fits_parts_only(problem, backend):

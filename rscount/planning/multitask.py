@@ -71,7 +71,9 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     finished: list = []  # what was counted, shown if the time runs out
     missed: list = []  # the counts besides the joint one that did not finish in their share
 
-    def run(problem: Problem, what: str, pending: int = 0) -> CountResult | None:
+    def run(make: Callable[[], Problem], what: str, pending: int = 0) -> CountResult | None:
+        """Count the problem ``make`` builds (after the time check: a join lists a union of supports); with
+        ``pending`` counts still to come, this one gets its share of the time left, and None where it misses."""
         left = None if timeout is None else timeout - (time.perf_counter() - began)
         if left is not None and left <= 0:
             if pending:
@@ -82,7 +84,7 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
         if progress is not None and len(problems) > 1:
             progress(f"several tasks: {what}")
         try:
-            r = count_problem(problem, backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
+            r = count_problem(make(), backend, exact=exact, approx=approx, epsilon=epsilon, delta=delta,
                               seed=seed, timeout=left if left is None or not pending else left / pending,
                               memory_mb=memory_mb, progress=progress)
         except CountTimeout as exc:
@@ -94,20 +96,21 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
         return r
 
     if len(problems) == 1:
-        return run(problems[0], "the task")
+        return run(lambda: problems[0], "the task")
     every = union_concepts([p.task for p in problems])
     groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
     names = task_names([p.task for p in problems])
-    joint = run(join(problems, every, groups), f"tasks 1..{len(problems)} together")
+    joint = run(lambda: join(problems, every, groups), f"tasks 1..{len(problems)} together")
     n = len(problems)
-    jobs = [(("upto", t), join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together") for t in range(n - 1)]
-    jobs += [(("own", t), p, f"task {names[t]} alone") for t, p in enumerate(problems)]
+    jobs = [(("upto", t), lambda t=t: join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
+            for t in range(n - 1)]
+    jobs += [(("own", t), lambda p=p: p, f"task {names[t]} alone") for t, p in enumerate(problems)]
     for t, p in enumerate(problems):
         same = {c.name for c in p.task.concepts} == {c.name for c in every} and (
             p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
         if t and not same:
-            jobs.append((("alone", t), join([p], every, groups), f"task {names[t]} over every concept"))
-    got = {key: run(problem, what, len(jobs) - i) for i, (key, problem, what) in enumerate(jobs)}
+            jobs.append((("alone", t), lambda p=p: join([p], every, groups), f"task {names[t]} over every concept"))
+    got = {key: run(make, what, len(jobs) - i) for i, (key, make, what) in enumerate(jobs)}
     cumulative = [got[("upto", t)] for t in range(n - 1)] + [joint]
     own = [got[("own", t)] for t in range(n)]
     alone = [cumulative[0] if t == 0 else got.get(("alone", t), own[t]) for t in range(n)]

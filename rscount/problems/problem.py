@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import EncodingError, SupportError, brief
-from ..model.support import Support, parse_amount
+from ..model.support import Support, every_value_meets_every_other, parse_amount
 from ..model.task import Task
 from ..runtime.lazy import cached_property
 
-__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups"]
+__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups",
+           "free_is_complete"]
 
 MAP_CLASSES = {
     "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
@@ -189,3 +190,13 @@ class Problem:
                     f"{self.map_class}, supervision {self.supervision.describe(self.task)}{learned}")
         return (f"{self.task.name}, support {self.support.kind} ({self.support.length} vectors), "
                 f"class {self.map_class}, supervision {self.supervision.describe(self.task)}{learned}")
+
+
+def free_is_complete(problem: Problem) -> bool:
+    """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
+    that shows every value with every value of the other concepts (ConCon's scenes; see
+    :func:`~rscount.model.support.every_value_meets_every_other`), supervision or not."""
+    if problem.support.exhaustive:
+        return bool(problem.task.space_size)
+    return problem.support.listed and problem.support.length > 0 and \
+        every_value_meets_every_other(problem.support.vectors, problem.task.sizes)

@@ -26,10 +26,9 @@ import dataclasses
 import numpy as np
 
 from ..language.logic import variables
-from ..model.support import (Support, distinct, every_value_meets_every_other, exhaustive, grid, label_ids, row_codes,
-                             row_ids)
+from ..model.support import Support, distinct, exhaustive, grid, label_ids, row_codes, row_ids
 from ..model.task import Task
-from .problem import Problem, Supervision
+from .problem import Problem, Supervision, free_is_complete
 from .quotient import MAX_TABLE, quotient
 
 __all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
@@ -293,7 +292,7 @@ def _project(support: Support, concepts: tuple, supervised: frozenset) -> tuple:
 def unread_concepts(problem: Problem) -> tuple | None:
     """Under ``disentangled`` and ``shared`` with K: (indices of the concepts no label reads, the number of value
     maps they may take), or None where every concept is read or the class mixes concepts (see
-    :func:`_unread_complete` for ``complete`` and ``permutation``).
+    :func:`_unread_complete` for ``free``, ``complete`` and ``permutation``).
 
     A concept no label reads (and, under shared, no member of its group) has a value map that changes no label:
     it is free except where supervision pins a value (f(u) = u for every supervised value u shown on the
@@ -337,8 +336,7 @@ def _unread_complete(problem: Problem) -> tuple | None:
     whole = problem.support.exhaustive
     if whole and task.space_size > MAX_TABLE or not whole and not problem.support.listed:
         return None
-    if problem.map_class == "free" and not whole and not every_value_meets_every_other(
-            problem.support.vectors, task.sizes):
+    if problem.map_class == "free" and not free_is_complete(problem):
         return None
     read = sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)})
     free = [i for i in range(task.k) if i not in read]
@@ -348,18 +346,20 @@ def _unread_complete(problem: Problem) -> tuple | None:
         classes = quotient(task).classes
         if any(len(classes[i]) < 2 for i in read):
             return None
-    elif not all(tells_labels_apart(problem.support.vectors, problem.labels, i) for i in read):
-        return None
+    else:
+        codes = label_ids(problem.labels)[0]
+        if not all(tells_labels_apart(problem.support.vectors, codes, i) for i in read):
+            return None
     sizes = tuple(task.sizes[i] for i in free)
     return free, bijection_weight(sizes, sizes)
 
 
-def tells_labels_apart(rows: np.ndarray, labels: np.ndarray, column: int) -> bool:
-    """Whether two rows that differ in ``column`` alone have different labels."""
-    codes, kinds = label_ids(labels)
+def tells_labels_apart(rows: np.ndarray, codes: np.ndarray, column: int) -> bool:
+    """Whether two rows that differ in ``column`` alone have different labels (``codes``: each row's label code,
+    as :func:`~rscount.model.support.label_ids` gives them)."""
     rest = np.delete(np.asarray(rows), column, axis=1)
     ids = row_ids(rest)[0] if rest.shape[1] else np.zeros(len(codes), dtype=np.int64)
-    return len(distinct(ids * kinds + codes)) > len(distinct(ids))
+    return len(distinct(ids * (int(codes.max(initial=0)) + 1) + codes)) > len(distinct(ids))
 
 
 def bijection_weight(targets: tuple, sources: tuple) -> int:

@@ -282,9 +282,7 @@ class CountResult:
             f"shortcuts     {mark}{headline_count(self.read_rs_count)}"
             + ("  (none on the concepts the labels read)" if none else ""),
             f"unread        {n} concept{'s' if n != 1 else ''} no label reads ({names}): "
-            f"{headline_count(self.free_maps)} "
-            + ("maps (which reads which, and value maps)" if self.map_class in ("free", "complete", "permutation")
-               else "value maps") + ", any model may confuse "
+            f"{headline_count(self.free_maps)} {unread_maps_words(self.map_class)}, any model may confuse "
             f"{'them' if n != 1 else 'it'} (supervise them to pin them)",
             f"in all        {mark}{headline_count(self.count)} optimal maps, {mark}"
             f"{headline_count(self.rs_count)} shortcuts counting the unread concepts",
@@ -364,6 +362,13 @@ class CountResult:
                      + (" on the concepts the labels read" if self.unread else ""), fontsize=9)
         from ..files.writing import show_or_save
         return show_or_save(fig, path)
+
+
+def unread_maps_words(map_class: str) -> str:
+    """What the maps of concepts no label reads are in ``map_class``: value maps alone, or under the classes where
+    a predicted concept may read another concept, which reads which as well."""
+    return "maps (which reads which, and value maps)" if map_class in ("free", "complete", "permutation") \
+        else "value maps"
 
 
 JSON_DIGITS = 100_000  # past this many digits a count goes to JSON as a string of its digits

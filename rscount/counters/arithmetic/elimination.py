@@ -21,9 +21,8 @@ import numpy as np
 from ...errors import BackendError
 from ...model.support import clashes, row_codes
 from ...problems.interchange import knowledge_blocks
-from ...problems.split import components
+from ...problems.split import bijection_weight, components
 from ..base import Deadline
-from ..search import bijection_weight
 from .linear import LinearCounter, count_linear, integer_domains, linear_label, reworded
 from .product import count_product, natural_domains, product_label
 

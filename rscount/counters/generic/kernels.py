@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ...errors import BackendError
-from ...model.support import every_value_meets_every_other
+from ...problems.problem import free_is_complete
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, small_first
 from ..sampling import Confidence, Estimate, tally
@@ -709,8 +709,7 @@ def count_learned(problem, images: list | None = None, deadline=None, confidence
     """(count, search nodes) of a problem :func:`applies` takes, by the form its class has here. ``images``
     (one per concept) limits each predicted concept, or each shared value map through its representative, to
     its first few values (orbit counting); ``confidence``: estimate where :func:`count_kernels` says."""
-    if problem.map_class == "free" and not (problem.support.exhaustive or every_value_meets_every_other(
-            np.asarray(problem.support.vectors, dtype=np.int64), problem.task.sizes)):
+    if problem.map_class == "free" and not free_is_complete(problem):
         return count_free(problem, images, deadline, confidence)
     if problem.map_class in ("free", "complete", "permutation"):
         return count_moved(problem, images, deadline, confidence)

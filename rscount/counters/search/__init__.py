@@ -34,10 +34,10 @@ from __future__ import annotations
 from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
-from .branch import Search, bijection_weight
+from .branch import Search
 from .tables import MAX_STAR, largest_star
 
-__all__ = ["SearchCounter", "BACKEND", "bijection_weight"]
+__all__ = ["SearchCounter", "BACKEND"]
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 14, 0.05  # small problems are first tried in-process, briefly

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from ...model.support import distinct
-from ..base import Deadline
 from ...problems.split import bijection_weight
+from ..base import Deadline
 from .memo import Memo, node_key, scope_key
 from .propagate import collides, consistent, forward, linked, restrictions, waiting_on
 from .state import Entry, build_state

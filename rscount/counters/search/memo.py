@@ -38,15 +38,13 @@ class Memo:
 def _size(key) -> int:
     """Roughly the bytes a key holds: its byte strings and 8 per other item, one level into tuples (keys are
     flat tuples of tuples; walking every small tuple cost more than the lookups)."""
-    if isinstance(key, bytes):
-        return len(key)
     if isinstance(key, tuple):
-        return sum(_flat(x) if isinstance(x, tuple) else _flat((x,)) for x in key)
-    return 8
+        return sum(sum(map(_leaf, x)) if isinstance(x, tuple) else _leaf(x) for x in key)
+    return _leaf(key)
 
 
-def _flat(items: tuple) -> int:
-    return sum(len(x) if isinstance(x, bytes) else 8 for x in items)
+def _leaf(item) -> int:
+    return len(item) if isinstance(item, bytes) else 8
 
 
 def node_key(state) -> tuple:
