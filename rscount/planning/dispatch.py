@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..counters import COUNTERS
 from ..errors import BackendError, EncodingError
 from ..problems.problem import Problem, free_is_complete
-from ..problems.split import split_problem, split_shared, without_unread
+from ..problems.split import splits_by_sources, split_problem, split_shared, without_unread
 from ..results.count import format_count, unread_maps_words
 
 __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_ABOVE", "HEAD_START"]
@@ -195,6 +195,9 @@ def _structured(problem: Problem, approx: bool) -> list:
             steps.append(Step("try", ("automorphism",), f"the labels read {len(shared_parts)} disjoint sets of "
                               f"concepts but the groups cross them: intersect each part's symmetries",
                               tuple(shared_parts)))
+    if not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(problem):
+        steps.append(Step("try", ("sources",), "some concepts no label reads: a complete map is a bijection of "
+                                              "concepts, so sum over the sources the read concepts take"))
     if COUNTERS["automorphism"].applies(problem):
         steps.append(Step("try", ("automorphism",), "exhaustive support: count the label-keeping symmetries of the "
                                                     "knowledge"))

@@ -23,7 +23,7 @@ from ..errors import BackendError, CountTimeout, EncodingError
 from ..model import support as supports
 from ..problems.encoding import encode
 from ..problems.problem import Problem
-from ..problems.split import unread_concepts
+from ..problems.split import source_split, unread_concepts
 from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
@@ -147,6 +147,8 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
     try:
         if name == "filter":  # several tasks: each alone, the fewest maps filtered
             result = _filter(problem, step, dataclasses.replace(run, timeout=share))
+        elif name == "sources":
+            result = _sources(problem, dataclasses.replace(run, timeout=share))
         elif step.problems:  # automorphism over the shared parts
             result = _count_shared_parts(problem, list(step.problems), timeout=share)
         else:
@@ -191,6 +193,30 @@ def _filter(problem: Problem, step: Step, run: Run) -> CountResult:
                        seconds=time.perf_counter() - start, warnings=problem.task.warnings,
                        notes=(f"each task alone ({names}); the {format_count(alone[fewest].count)} maps of "
                               f"{step.problems[fewest].task.name} listed and checked on every task's rows",),
+                       _enumerate=_enumerator(problem, None, total))
+
+
+def _sources(problem: Problem, run: Run) -> CountResult:
+    """Complete maps as a sum over the source sets the read concepts may take (see
+    :func:`rscount.problems.split.source_split`), each counted by the search."""
+    start = time.perf_counter()
+    split = source_split(problem)
+    if split is None:
+        raise BackendError("no source split applies")
+    left = None if run.timeout is None else run.timeout - (time.perf_counter() - start)
+    if left is not None and left <= 0:
+        raise CountTimeout("sources: no time left after finding the source sets; raise timeout=")
+    total, nodes = COUNTERS["search"].count_sum(split, Options(timeout=left, memory_mb=run.memory_mb,
+                                                               progress=run.progress))
+    task = problem.task
+    names = ", ".join(task.concepts[i].name for i in split.read[:6]) + (" ..." if len(split.read) > 6 else "")
+    note = (f"sources: a complete map is a bijection of concepts with any value maps, and only the read concepts "
+            f"({names}) meet the labels; of the {split.candidates:,} sets of {len(split.read)} sources they may "
+            f"read, {split.sets:,} leave the labels a function of them ({len(split.rectangles)} up to symmetry), "
+            f"each counted by the search ({nodes} partial maps) times the unread concepts' bijections onto the "
+            f"sources left")
+    return CountResult(**_described(problem), count=total, exact=True, backend="sources(search)",
+                       seconds=time.perf_counter() - start, warnings=problem.task.warnings, notes=(note,),
                        _enumerate=_enumerator(problem, None, total))
 
 

@@ -74,6 +74,22 @@ class SearchCounter(Counter):
                          options.cancel)
         return Tally(total, notes=(f"search: {nodes} partial maps visited",))
 
+    def count_sum(self, split, options: Options) -> tuple:
+        """(sum of weight x count over a source split's rectangles, nodes visited), all in one child process
+        (see :func:`rscount.problems.split.source_split`)."""
+        if any(not self.applies(r) for r in split.rectangles):
+            raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
+
+        def work():
+            deadline, total, nodes = options.deadline(self.name), 0, 0
+            for rect, weight in zip(split.rectangles, split.weights):
+                search = Search(rect, deadline)
+                total += weight * search.total()
+                nodes += search.nodes
+            return total, nodes
+
+        return run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress, options.cancel)
+
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
 

@@ -129,7 +129,7 @@ class Search:
         st = self.state
         unit, total = st.units[n], 0
         rows, ok = waiting_on(st, unit.members[0])
-        for s in range(st.task.k):
+        for s in range(st.n_sources):
             if s in st.used or not st.in_order(unit.members[0], s):
                 continue
             if rows is not None:  # some source value whose rows want no common predicted value: no map
@@ -141,11 +141,34 @@ class Search:
             st.entries[n] = st.fresh_entries((s,))
             absent = unit.size ** st.entries[n].count(Entry.ABSENT)
             st.changed = list(st.parts)  # fewer unused sources: every part may collide now
-            total += absent * self.count()
+            total += absent * self._sorted_classes(n, [c for c in st.classes.get(s, ()) if
+                                                       all(st.entries[n][u] is Entry.OPEN for u in c)])
             st.entries[n] = None
             st.source[n] = None
             st.used.discard(s)
         return total
+
+    def _sorted_classes(self, n: int, classes: list) -> int:
+        """Set the entries of each class of interchangeable source values (see
+        :func:`.symmetries.source_classes`) as a non-decreasing tuple, weighted by its distinct orderings."""
+        if not classes:
+            return self.count()
+        st, (c, *rest) = self.state, classes
+        size = st.units[n].size
+
+        def fill(a: int, low: int, weight: int, run: int) -> int:
+            if a == len(c):
+                st.changed = list(st.parts)
+                return weight * self._sorted_classes(n, rest)
+            total = 0
+            for v in range(low, size):
+                ok, undo = st.assign(n, c[a], v)
+                if ok:
+                    same = run + 1 if a and v == low else 1  # length of the run of equal values ending here
+                    total += fill(a + 1, v, weight * (a + 1) // same, same)
+                st.unassign(n, c[a], undo)
+            return total
+        return fill(0, 0, 1, 0)
 
     # --- once every unit has its source: independent components ---------------------------------------------
     def scoped(self, scope: frozenset) -> int:
@@ -231,14 +254,14 @@ class Search:
         if any(st.units[n].members[0] in st.block_of for n in open_units):
             total *= self._ordered_sourcings(open_units)
         elif open_units:
-            free = [st.sizes[s] for s in range(st.task.k) if s not in st.used]
+            free = [size for s, size in enumerate(st.source_sizes) if s not in st.used]
             total *= bijection_weight(tuple(st.units[n].size for n in open_units), tuple(free))
         return total
 
     def _ordered_sourcings(self, open_units: list) -> int:
         """Like ``bijection_weight``, but block members read sources in increasing order (see concept_blocks)."""
         st = self.state
-        free = [s for s in range(st.task.k) if s not in st.used]
+        free = [s for s in range(st.n_sources) if s not in st.used]
         members = sorted(st.units[n].members[0] for n in open_units)
         options = [[s for s in free if st.in_order(i, s)] for i in members]
         memo: dict = {}
@@ -252,7 +275,7 @@ class Search:
                 for s in options[t]:
                     if s not in taken and (block is None or s > floor):
                         after = last if block is None else tuple(sorted({**dict(last), block: s}.items()))
-                        total += st.sizes[i] ** st.sizes[s] * go(t + 1, taken | {s}, after)
+                        total += st.task.sizes[i] ** st.source_sizes[s] * go(t + 1, taken | {s}, after)
                 memo[(t, taken, last)] = total
             return memo[(t, taken, last)]
         return go(0, frozenset(), ())

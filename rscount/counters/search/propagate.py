@@ -47,7 +47,7 @@ def collides(state) -> bool:
     parts the last step changed (``state.changed``) are checked: the others
     were clear at the node above.
     """
-    k, w = state.task.k, state.width
+    k, w = state.n_sources, state.width
     unused = [s for s in range(k) if s not in state.used]
     free = None  # the unused sources' columns as one code per row (fixed weights w^s where they fit)
     for part in state.changed:
@@ -86,7 +86,7 @@ def _free_codes(state) -> np.ndarray:
     key = frozenset(state.used)
     hit = state.free_codes.get(key)
     if hit is None:
-        weights = state.width ** np.arange(state.task.k, dtype=np.int64)
+        weights = state.width ** np.arange(state.n_sources, dtype=np.int64)
         weights[sorted(state.used)] = 0
         hit = state.G @ weights
         while len(state.free_codes) >= FREE_CODES:

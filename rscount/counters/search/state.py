@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...problems.split import components
-from .symmetries import concept_blocks, value_group
+from .symmetries import concept_blocks, source_classes, value_group
 from .tables import LabelPart, popcount_is_one
 
 MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
@@ -67,11 +67,14 @@ class SearchState:
     undecided: int  # rows whose label is not yet fixed, over all parts
     stab: np.ndarray  # elements of ``group`` fixing every entry set so far
     changed: list = field(default_factory=list)  # the parts the step into the current node changed
+    source_sizes: tuple = ()  # per column of G: its source concept's domain size (the task's own concepts but
+    # in a rectangle: the read concepts reading a chosen set of sources, see problems.split.Rectangle)
     free_codes: dict = field(default_factory=dict)  # frozenset of used sources -> unused columns' row codes
+    classes: dict = field(default_factory=dict)  # source -> classes of its values the rows cannot tell apart
 
     @property
-    def sizes(self) -> tuple:
-        return self.task.sizes
+    def n_sources(self) -> int:
+        return len(self.source_sizes)
 
     @property
     def pad(self) -> int:
@@ -80,7 +83,7 @@ class SearchState:
 
     def fresh_entries(self, sources: tuple) -> list:
         """Entries of a newly sourced unit: open for values some row shows, absent for the others."""
-        size = self.sizes[sources[0]]
+        size = self.source_sizes[sources[0]]
         return [Entry.OPEN if any(len(self.rows_of[s][u]) for s in sources) else Entry.ABSENT for u in range(size)]
 
     def effects(self, n: int, u: int) -> list:
@@ -170,7 +173,7 @@ class SearchState:
         Block members read sources in increasing order (see
         :func:`.symmetries.concept_blocks`).
         """
-        lo, hi = -1, self.task.k
+        lo, hi = -1, self.n_sources
         for j in self.block_of.get(i, ()):
             t = None if j == i else self.source_of(j)
             if t is not None:
@@ -224,13 +227,14 @@ def build_state(problem) -> SearchState:
     """The state at the root of the search: no entry set, fixed-source units sourced."""
     task = problem.task
     G = np.asarray(problem.support.vectors, dtype=np.int64)
+    source_sizes = tuple(getattr(problem, "source_sizes", None) or task.sizes)
     parts = [LabelPart(task, cs, ls, G, problem.labels) for ls, cs in components(task)]
     units = _units(problem)
     supervised = np.zeros((len(G), task.k), dtype=bool)
     for r, g in enumerate(problem.support.rows()):
         supervised[r, list(problem.supervised(r, g))] = True
     any_supervision = bool(supervised.any())
-    width = max(task.sizes)
+    width = max(task.sizes + source_sizes)
     gac = MAX_GAC
     while width > 1 and width ** (gac + 1) <= GAC_CELLS:
         gac += 1
@@ -245,12 +249,16 @@ def build_state(problem) -> SearchState:
         task=task, G=G, parts=parts, part_of={c: part for part in parts for c in part.concepts}, units=units,
         unit_of={i: n for n, unit in enumerate(units) for i in unit.members}, supervised=supervised,
         any_supervision=any_supervision,
-        rows_of=[[np.flatnonzero(G[:, s] == u) for u in range(task.sizes[s])] for s in range(task.k)],
+        rows_of=[[np.flatnonzero(G[:, s] == u) for u in range(size)] for s, size in enumerate(source_sizes)],
         width=width, gac=gac, domains=domains, order=order, group=group, block_of=blocks,
         weight=math.prod(math.factorial(len(b)) for b in set(blocks.values())),
         source=[u.sources for u in units], entries=[None] * len(units),
         used={s for u in units if u.sources for s in u.sources},
-        undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)), changed=list(parts))
+        undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)), changed=list(parts),
+        source_sizes=source_sizes)
+    if len(group) == 1 and not any_supervision and all(u.sources is None for u in units):
+        from ...model.support import label_ids
+        state.classes = source_classes(G, label_ids(problem.labels)[0], source_sizes)
     for n, unit in enumerate(units):
         if unit.sources is not None:
             state.entries[n] = state.fresh_entries(unit.sources)
