@@ -24,7 +24,8 @@ from ..runtime.lazy import cached_property
 from .task import Task
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
-           "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE", "every_value_meets_every_other"]
+           "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE", "every_value_meets_every_other",
+           "interchangeable_values"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -423,3 +424,32 @@ def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
         if len(distinct(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
             return False
     return True
+
+
+MAX_CLASS_ROWS = 1 << 21  # rows checked for interchangeable values
+
+
+def interchangeable_values(G: np.ndarray, codes: np.ndarray, sizes: tuple) -> dict:
+    """Per column: classes (tuples, two or more values) of values whose swap in that column alone keeps the rows
+    with their labels (``codes``) (ConCon task 1: the seven colours other than blue, in every object's colour).
+    Values u and v swap iff the rows showing u and those showing v have the same rest (the other columns and
+    the label)."""
+    out: dict = {}
+    if not len(G) or len(G) > MAX_CLASS_ROWS or G.shape[1] < 1:
+        return out
+    top = int(codes.max(initial=0)) + 1
+    for s, size in enumerate(sizes):
+        if size < 2:
+            continue
+        rest = np.delete(G, s, axis=1)
+        ids = row_ids(rest)[0] if rest.shape[1] else np.zeros(len(G), dtype=np.int64)
+        keys = ids.astype(np.int64) * top + codes
+        by_rest: dict = {}
+        for u in range(size):
+            shown = np.sort(keys[G[:, s] == u])
+            if len(shown):
+                by_rest.setdefault(shown.tobytes(), []).append(u)
+        classes = [tuple(us) for us in by_rest.values() if len(us) > 1]
+        if classes:
+            out[s] = classes
+    return out

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..language.logic import variables
-from ..model.support import Support, distinct, exhaustive, grid, label_ids, row_codes, row_ids
+from ..model.support import (Support, distinct, exhaustive, grid, interchangeable_values, label_ids,
+                             row_codes, row_ids)
 from ..model.task import Task
 from .problem import Problem, Supervision, free_is_complete
 from .quotient import MAX_TABLE, quotient
@@ -464,6 +465,7 @@ class SourceSplit:
     unread: tuple
     candidates: int  # source sets of the right size
     sets: int  # those that leave the labels a function of the sources (``rectangles``: one per symmetry orbit)
+    cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
 
 
 def source_split(problem: Problem) -> SourceSplit | None:
@@ -487,19 +489,40 @@ def source_split(problem: Problem) -> SourceSplit | None:
         task, concepts=tuple(task.concepts[i] for i in read), default_support=None,
         groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
     unread_sizes = tuple(task.sizes[i] for i in unread)
-    rects, weights, sets = [], [], 0
+    rects, weights, cores, sets = [], [], [], 0
     for R, orbit in _label_functions(G, codes, task.sizes, len(read), perms):
         sets += orbit
         rows, first = np.unique(G[:, list(R)], axis=0, return_index=True)
         sizes = tuple(task.sizes[s] for s in R)
         rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
                                problem.labels[first], R, sizes))
+        cores.append(_core(rects[-1], codes[first]))
         weights.append(orbit * bijection_weight(unread_sizes, tuple(task.sizes[s] for s in range(task.k)
                                                                     if s not in R)))
-    return SourceSplit(tuple(rects), tuple(weights), read, unread, _binomial(task.k, len(read)), sets)
+    return SourceSplit(tuple(rects), tuple(weights), read, unread, _binomial(task.k, len(read)), sets, tuple(cores))
 
 
 MAX_TUPLE_PERMUTATIONS = 720
+CORE_SHARE = 4  # a rectangle's core is tried first where it keeps at most this share of its rows,
+CORE_ROWS = 1024  # and the rectangle has at least this many
+
+
+def _core(rect: Rectangle, codes: np.ndarray) -> Rectangle | None:
+    """The rectangle on its rows that show, of each class of values the rows cannot tell apart (ConCon's seven
+    colours other than blue), only the first: every optimal map of the rectangle is one of the core's (fewer
+    rows), so a core without optimal maps proves the rectangle has none, at a fraction of the cost. None where
+    no class shrinks many rows to a quarter."""
+    rows = rect.support.vectors
+    if len(rows) < CORE_ROWS:
+        return None  # a search node over few rows costs little more than over fewer
+    keep = np.ones(len(rows), dtype=bool)
+    for s, classes in interchangeable_values(rows, codes, rect.source_sizes).items():
+        for c in classes:
+            keep &= ~np.isin(rows[:, s], c[1:])
+    if not keep.any() or keep.sum() * CORE_SHARE > len(rows):
+        return None  # a core near the rectangle's size proves little more cheaply
+    return dataclasses.replace(rect, support=Support(rows[keep], f"{rect.support.kind}, one value per class"),
+                               labels=rect.labels[keep])
 
 
 def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:

@@ -31,6 +31,8 @@ data), :mod:`.propagate` (pruning), :mod:`.symmetries` (orbits), :mod:`.memo`
 """
 from __future__ import annotations
 
+import itertools
+
 from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
@@ -82,7 +84,13 @@ class SearchCounter(Counter):
 
         def work():
             deadline, total, nodes = options.deadline(self.name), 0, 0
-            for rect, weight in zip(split.rectangles, split.weights):
+            for rect, weight, core in itertools.zip_longest(split.rectangles, split.weights, split.cores):
+                if core is not None:  # a core without maps proves the rectangle has none
+                    search = Search(core, deadline)
+                    empty = search.total() == 0
+                    nodes += search.nodes
+                    if empty:
+                        continue
                 search = Search(rect, deadline)
                 total += weight * search.total()
                 nodes += search.nodes

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model.support import interchangeable_values
 from ...problems.interchange import compose, knowledge_blocks, value_symmetries
 
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
@@ -125,34 +126,10 @@ def orbits(state, n: int, values) -> list:
     return out
 
 
-MAX_CLASS_ROWS = 1 << 21  # rows checked for interchangeable source values
-
 
 def source_classes(G: np.ndarray, codes: np.ndarray, sizes: tuple) -> dict:
-    """Per source column: classes (tuples, two or more values) of values whose swap in that column alone keeps
-    the labelled rows (ConCon task 1: the seven colours other than blue, in every object's colour).
-
-    Precomposing a source's value map with such a swap maps optimal maps to optimal maps, so the search sets a
-    class's entries as one sorted tuple of predicted values, counted once per distinct ordering (a
-    multinomial). Values u and v swap iff the rows showing u and those showing v have the same rest (the other
-    columns and the label)."""
-    from ...model.support import row_ids
-    out: dict = {}
-    if not len(G) or len(G) > MAX_CLASS_ROWS or G.shape[1] < 1:
-        return out
-    top = int(codes.max(initial=0)) + 1
-    for s, size in enumerate(sizes):
-        if size < 2:
-            continue
-        rest = np.delete(G, s, axis=1)
-        ids = row_ids(rest)[0] if rest.shape[1] else np.zeros(len(G), dtype=np.int64)
-        keys = ids.astype(np.int64) * top + codes
-        by_rest: dict = {}
-        for u in range(size):
-            shown = np.sort(keys[G[:, s] == u])
-            if len(shown):
-                by_rest.setdefault(shown.tobytes(), []).append(u)
-        classes = [tuple(us) for us in by_rest.values() if len(us) > 1]
-        if classes:
-            out[s] = classes
-    return out
+    """Per source column: classes of values the labelled rows cannot tell apart (see
+    :func:`rscount.model.support.interchangeable_values`). Precomposing a source's value map with a swap inside
+    a class maps optimal maps to optimal maps, so the search sets a class's entries as one sorted tuple of
+    predicted values, counted once per distinct ordering (a multinomial)."""
+    return interchangeable_values(G, codes, sizes)
