@@ -17,8 +17,8 @@ from pathlib import Path
 import rscount
 from rscount.rules.dnf import hypotheses, rule_sequence, scene_space
 
-SIZES = [dict(objects=2, colors=2), dict(objects=2, colors=8), dict(objects=3, colors=2), dict(objects=4, colors=2),
-         dict(objects=4, colors=8)]
+SIZES = [dict(objects=2, colors=2), dict(objects=2, colors=8), dict(objects=3, colors=2), dict(objects=3, colors=8),
+         dict(objects=4, colors=2), dict(objects=4, colors=8)]
 CLASSES = ("disentangled", "shared", "complete")
 RULE_CLASSES = {"1 term, 2 predicates": dict(terms=1, literals=2, values=2),
                 "3 terms, 1 predicate": dict(terms=3, literals=1, values=2)}
@@ -110,7 +110,7 @@ def main(argv=None) -> int:
                        "result": concept_row(mode, size, cls, args.timeout)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-            if size["objects"] <= 3:
+            if size["objects"] <= 3 and size["objects"] * size["colors"] <= 16:  # rules over every scene
                 for name, h_kw in RULE_CLASSES.items():
                     row = {"kind": "rules", "mode": mode, "size": label, "class": name,
                            "result": rule_row(mode, size, h_kw)}
