@@ -122,7 +122,7 @@ def test_counts_besides_the_joint_one_out_of_time_are_said_not_counted(monkeypat
 
     def slow_second(problem, *args, **kw):
         calls.append(problem)
-        if len(calls) == 2:  # tasks 1..1 together
+        if len(calls) == 2:  # task xor3 alone (tasks 1..1 together is the same count)
             raise CountTimeout("search timed out after 0.4 s; raise timeout=")
         return real(problem, *args, **kw)
 
@@ -130,7 +130,7 @@ def test_counts_besides_the_joint_one_out_of_time_are_said_not_counted(monkeypat
     assert main(["--task", "xor3", "--task", "and3", "--timeout", "45"]) == 0
     out = capsys.readouterr().out
     assert "1. xor3  not counted in time; forgets n/a (a count not made in time)" in out
-    assert "not counted in their share of the time left after the joint count: tasks 1..1 together" in out
+    assert "not counted in their share of the time left after the joint count: task xor3 alone" in out
     result = rscount.count(["xor3", "xor3"], timeout=45)
     assert None not in result.cumulative and result.forgets == (0, 0)
 

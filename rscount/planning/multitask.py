@@ -102,15 +102,16 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     names = task_names([p.task for p in problems])
     joint = run(lambda: join(problems, every, groups), f"tasks 1..{len(problems)} together")
     n = len(problems)
+    same = [{c.name for c in p.task.concepts} == {c.name for c in every} and (
+        p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
+        for p in problems]  # a task over every concept already: alone over them is its own count
     jobs = [(("upto", t), lambda t=t: join(problems[:t + 1], every, groups), f"tasks 1..{t + 1} together")
-            for t in range(n - 1)]
+            for t in range(n - 1) if t or not same[0]]
     jobs += [(("own", t), lambda p=p: p, f"task {names[t]} alone") for t, p in enumerate(problems)]
-    for t, p in enumerate(problems):
-        same = {c.name for c in p.task.concepts} == {c.name for c in every} and (
-            p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
-        if t and not same:
-            jobs.append((("alone", t), lambda p=p: join([p], every, groups), f"task {names[t]} over every concept"))
+    jobs += [(("alone", t), lambda p=p: join([p], every, groups), f"task {names[t]} over every concept")
+             for t, p in enumerate(problems) if t and not same[t]]
     got = {key: run(make, what, len(jobs) - i) for i, (key, make, what) in enumerate(jobs)}
+    got.setdefault(("upto", 0), got[("own", 0)])
     cumulative = [got[("upto", t)] for t in range(n - 1)] + [joint]
     own = [got[("own", t)] for t in range(n)]
     alone = [cumulative[0] if t == 0 else got.get(("alone", t), own[t]) for t in range(n)]
