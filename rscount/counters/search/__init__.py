@@ -27,16 +27,16 @@ count is multiplied by the blocks' factorials.
 
 The parts: :mod:`.tables` (star tables), :mod:`.state` (the state as plain
 data), :mod:`.propagate` (pruning), :mod:`.symmetries` (orbits), :mod:`.memo`
-(equal states) and :mod:`.branch` (the search).
+(equal states), :mod:`.branch` (the search) and :mod:`.sources` (a sum over
+source sets).
 """
 from __future__ import annotations
-
-import itertools
 
 from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, briefly, run_isolated
 from .branch import Search
+from .sources import count_rectangles
 from .tables import MAX_STAR, largest_star
 
 __all__ = ["SearchCounter", "BACKEND"]
@@ -78,25 +78,11 @@ class SearchCounter(Counter):
 
     def count_sum(self, split, options: Options) -> tuple:
         """(sum of weight x count over a source split's rectangles, nodes visited), all in one child process
-        (see :func:`rscount.problems.split.source_split`)."""
+        (see :func:`rscount.problems.split.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
-
-        def work():
-            deadline, total, nodes = options.deadline(self.name), 0, 0
-            for rect, weight, core in itertools.zip_longest(split.rectangles, split.weights, split.cores):
-                if core is not None:  # a core without maps proves the rectangle has none
-                    search = Search(core, deadline)
-                    empty = search.total() == 0
-                    nodes += search.nodes
-                    if empty:
-                        continue
-                search = Search(rect, deadline)
-                total += weight * search.total()
-                nodes += search.nodes
-            return total, nodes
-
-        return run_isolated(work, self.name, options.timeout, options.memory_mb, options.progress, options.cancel)
+        return run_isolated(lambda: count_rectangles(split, options.deadline(self.name)), self.name,
+                            options.timeout, options.memory_mb, options.progress, options.cancel)
 
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
