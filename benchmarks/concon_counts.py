@@ -95,12 +95,25 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="docs/concon")
     p.add_argument("--page", default="docs/concon.md")
     p.add_argument("--render", action="store_true", help="write the page from DIR/results.json, count nothing")
+    p.add_argument("--only", action="append", default=[],
+                   help="recount the concept rows whose 'mode, size, class' contains this text (repeatable), keep "
+                        "the other rows of DIR/results.json")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.render:
         Path(args.page).write_text(page(json.loads((out / "results.json").read_text())["rows"]))
         return 0
+    if args.only:
+        rows = json.loads((out / "results.json").read_text())["rows"]
+        for row in rows:
+            if row["kind"] == "concepts" and any(t in f"{row['mode']}, {row['size']}, {row['map_class']}"
+                                                 for t in args.only):
+                objects, colors = (int(w) for w in row["size"].replace(",", "").split()[::2])
+                row["result"] = concept_row(row["mode"], dict(objects=objects, colors=colors), row["map_class"],
+                                            args.timeout)
+                print(json.dumps(row), flush=True)
+        return _write(rows, out, args.page)
     rows = []
     for size in SIZES:
         label = f"{size['objects']} objects, {size['colors']} colours"
@@ -116,9 +129,13 @@ def main(argv=None) -> int:
                            "result": rule_row(mode, size, h_kw)}
                     rows.append(row)
                     print(json.dumps(row), flush=True)
+    return _write(rows, out, args.page)
+
+
+def _write(rows: list, out: Path, page_path: str) -> int:
     (out / "results.json").write_text(json.dumps({"rows": rows, "python": sys.version.split()[0]}, indent=1))
     plot(rows, out / "concon.png")
-    Path(args.page).write_text(page(rows))
+    Path(page_path).write_text(page(rows))
     return 0
 
 

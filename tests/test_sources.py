@@ -1,4 +1,4 @@
-"""Complete maps as a sum over the sources the read concepts take (problems.split.source_split), and source values
+"""Complete maps as a sum over the sources the read concepts take (problems.sources.source_split), and source values
 the rows cannot tell apart (the search's sorted classes), against brute force, Ganak and the plain search."""
 import random
 
@@ -7,7 +7,7 @@ import pytest
 from tiers import tiered
 
 import rscount
-from rscount.problems.split import source_split, splits_by_sources
+from rscount.problems.sources import source_split, splits_by_sources
 
 
 def _oracle(problem) -> int:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..counters import COUNTERS
 from ..errors import BackendError, EncodingError
 from ..problems.problem import Problem, free_is_complete
-from ..problems.split import splits_by_sources, split_problem, split_shared, without_unread
+from ..problems.sources import splits_by_sources
+from ..problems.split import split_problem, split_shared, without_unread
 from ..results.count import format_count, unread_maps_words
 
 __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_ABOVE", "HEAD_START"]

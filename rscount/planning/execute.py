@@ -23,7 +23,8 @@ from ..errors import BackendError, CountTimeout, EncodingError
 from ..model import support as supports
 from ..problems.encoding import encode
 from ..problems.problem import Problem
-from ..problems.split import source_split, unread_concepts
+from ..problems.sources import source_split
+from ..problems.split import unread_concepts
 from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
@@ -198,7 +199,7 @@ def _filter(problem: Problem, step: Step, run: Run) -> CountResult:
 
 def _sources(problem: Problem, run: Run) -> CountResult:
     """Complete maps as a sum over the source sets the read concepts may take (see
-    :func:`rscount.problems.split.source_split`), each counted by the search."""
+    :func:`rscount.problems.sources.source_split`), each counted by the search."""
     start = time.perf_counter()
     split = source_split(problem)
     if split is None:

@@ -22,19 +22,17 @@ support itself keeps every part's sources inside the part (see
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..language.logic import variables
-from ..model.support import (Support, distinct, exhaustive, grid, interchangeable_values, label_ids,
-                             row_codes, row_ids)
+from ..model.support import Support, distinct, exhaustive, grid, label_ids, row_codes, row_ids
 from ..model.task import Task
 from .problem import Problem, Supervision, free_is_complete
 from .quotient import MAX_TABLE, quotient
 
-__all__ = ["Rectangle", "SourceSplit", "source_split", "splits_by_sources", "components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
-           "unread_concepts", "without_unread", "bijection_weight"]
+__all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
+           "unread_concepts", "without_unread", "bijection_weight", "keeping"]
 
 MAX_LABEL_GRID = 1 << 22
 MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
@@ -397,9 +395,7 @@ def without_unread(problem: Problem) -> tuple | None:
     sup_rows = problem.supervision.vectors
     whole = problem.support.exhaustive and not sup_rows
     index = {old: new for new, old in enumerate(keep)}
-    sub_task = dataclasses.replace(
-        task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
-        groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
+    sub_task = keeping(task, keep)
     sub_items = tuple((index[i], u) for i, u in problem.supervision.concepts if i in index)
     names = [task.concepts[i].name for i in free]
     if whole:  # the projection of the whole space is the whole space of the rest: nothing to list
@@ -414,6 +410,14 @@ def without_unread(problem: Problem) -> tuple | None:
     return sub, factor, names
 
 
+def keeping(task: Task, keep) -> Task:
+    """``task`` with only the concepts ``keep`` (indices, in order) and its groups cut to them."""
+    names = {task.concepts[i].name for i in keep}
+    return dataclasses.replace(
+        task, concepts=tuple(task.concepts[i] for i in keep), default_support=None,
+        groups=tuple(g for g in (tuple(n for n in grp if n in names) for grp in task.groups) if g))
+
+
 def _free_factor(task: Task, units: list, free: list, pinned: dict) -> int:
     """Value maps of the free units: d choices for each value not pinned by supervision."""
     factor = 1
@@ -422,188 +426,3 @@ def _free_factor(task: Task, units: list, free: list, pinned: dict) -> int:
         factor *= d ** (d - len(pinned.get(unit, ())))
     return factor
 
-
-MAX_SOURCE_SETS = 1 << 18  # candidate source sets (k choose read) a source split may walk
-MAX_SOURCE_ROWS = 1 << 20  # support rows a source split checks its candidate sets on
-
-
-@dataclass(frozen=True, eq=False)
-class Rectangle:
-    """The read concepts of a complete problem reading a chosen set of sources, one each (any value maps):
-    ``task`` holds the read concepts and the labels, ``support`` the original rows projected on ``sources``
-    (distinct), ``labels`` those rows' labels (the original rows', not K of the projection). The search counts
-    it as a problem whose predicted concepts and sources differ."""
-
-    task: Task
-    support: Support
-    labels: np.ndarray
-    sources: tuple  # the source concepts, as indices of the whole problem's task
-    source_sizes: tuple
-    map_class: str = "complete"
-    inference: str = "knowledge"
-    parts: tuple = ()
-
-    def supervised(self, row: int, vector) -> tuple:
-        return ()
-
-    def representative(self, i: int) -> int:
-        return i
-
-    def describe(self) -> str:
-        return f"{self.task.name} reading {len(self.sources)} sources, {self.support.length} rows"
-
-
-@dataclass(frozen=True)
-class SourceSplit:
-    """A complete problem as a sum over the source sets its read concepts may read: count = sum over
-    ``rectangles`` of weight x the rectangle's count (its weight: the unread concepts' bijections onto the
-    sources left, with any value maps)."""
-
-    rectangles: tuple
-    weights: tuple
-    read: tuple
-    unread: tuple
-    candidates: int  # source sets of the right size
-    sets: int  # those that leave the labels a function of the sources (``rectangles``: one per symmetry orbit)
-    cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
-
-
-def source_split(problem: Problem) -> SourceSplit | None:
-    """Under ``complete`` / ``permutation`` (and ``free`` where its maps are the complete ones), nothing
-    supervised, on a listed support: every complete map is a bijection of concepts with any value maps (each
-    predicted concept comes out one-hot from one source), and only the read concepts meet the labels. So the
-    count is a sum over the sets R of sources the read concepts take: the read concepts' maps onto R that keep
-    every label (a :class:`Rectangle`), times the unread concepts' bijections onto the rest. R must leave the
-    labels a function of its columns on the support (else no value map keeps them), which few sets do
-    (ConCon task 1 at 3 objects: 85 of 924). None where this does not apply."""
-    if not splits_by_sources(problem):
-        return None
-    task = problem.task
-    read = tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
-    unread = tuple(i for i in range(task.k) if i not in read)
-    G = np.asarray(problem.support.vectors, dtype=np.int64)
-    codes = label_ids(problem.labels)[0]
-    perms = _tuple_symmetries(task, G, codes)
-    index = {old: new for new, old in enumerate(read)}
-    sub_task = dataclasses.replace(
-        task, concepts=tuple(task.concepts[i] for i in read), default_support=None,
-        groups=tuple(g for g in (tuple(n for n in grp if task.index(n) in index) for grp in task.groups) if g))
-    unread_sizes = tuple(task.sizes[i] for i in unread)
-    rects, weights, cores, sets = [], [], [], 0
-    for R, orbit in _label_functions(G, codes, task.sizes, len(read), perms):
-        sets += orbit
-        rows, first = np.unique(G[:, list(R)], axis=0, return_index=True)
-        sizes = tuple(task.sizes[s] for s in R)
-        rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
-                               problem.labels[first], R, sizes))
-        cores.append(_core(rects[-1], codes[first]))
-        weights.append(orbit * bijection_weight(unread_sizes, tuple(task.sizes[s] for s in range(task.k)
-                                                                    if s not in R)))
-    return SourceSplit(tuple(rects), tuple(weights), read, unread, _binomial(task.k, len(read)), sets, tuple(cores))
-
-
-MAX_TUPLE_PERMUTATIONS = 720
-CORE_SHARE = 4  # a rectangle's core is tried first where it keeps at most this share of its rows,
-CORE_ROWS = 1024  # and the rectangle has at least this many
-
-
-def _core(rect: Rectangle, codes: np.ndarray) -> Rectangle | None:
-    """The rectangle on its rows that show, of each class of values the rows cannot tell apart (ConCon's seven
-    colours other than blue), only the first: every optimal map of the rectangle is one of the core's (fewer
-    rows), so a core without optimal maps proves the rectangle has none, at a fraction of the cost. None where
-    no class shrinks many rows to a quarter."""
-    rows = rect.support.vectors
-    if len(rows) < CORE_ROWS:
-        return None  # a search node over few rows costs little more than over fewer
-    keep = np.ones(len(rows), dtype=bool)
-    for s, classes in interchangeable_values(rows, codes, rect.source_sizes).items():
-        for c in classes:
-            keep &= ~np.isin(rows[:, s], c[1:])
-    if not keep.any() or keep.sum() * CORE_SHARE > len(rows):
-        return None  # a core near the rectangle's size proves little more cheaply
-    return dataclasses.replace(rect, support=Support(rows[keep], f"{rect.support.kind}, one value per class"),
-                               labels=rect.labels[keep])
-
-
-def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:
-    """Column permutations that keep the labelled rows: the same permutation of the members of every concept
-    group of one length (ConCon's objects), where each adjacent swap keeps them (then all do). Identity first."""
-    import itertools
-    import math
-    identity = list(range(task.k))
-    by_length: dict = {}
-    for g in task.groups:
-        if len(g) > 1:
-            by_length.setdefault(len(g), []).append([task.index(n) for n in g])
-    for length, groups in sorted(by_length.items(), reverse=True):
-        if math.factorial(length) > MAX_TUPLE_PERMUTATIONS or any(
-                len({task.sizes[c] for c in g}) > 1 for g in groups):
-            continue
-        def moved(order):
-            perm = list(identity)
-            for g in groups:
-                for o, p in enumerate(order):
-                    perm[g[o]] = g[p]
-            return perm
-        key = np.sort(row_codes(G, list(task.sizes)) * (int(codes.max(initial=0)) + 1) + codes)
-        swaps = [moved(tuple(range(o)) + (o + 1, o) + tuple(range(o + 2, length))) for o in range(length - 1)]
-        if all(np.array_equal(np.sort(row_codes(G[:, p], list(task.sizes)) * (int(codes.max(initial=0)) + 1)
-                                      + codes), key) for p in swaps):
-            return [moved(order) for order in itertools.permutations(range(length))]
-    return [identity]
-
-
-def splits_by_sources(problem: Problem) -> bool:
-    """Whether :func:`source_split` applies (checked without finding the source sets)."""
-    task = problem.task
-    if (problem.supervision or problem.parts or problem.inference != "knowledge" or task.k > 62
-            or problem.map_class not in ("free", "complete", "permutation") or not problem.support.listed
-            or problem.support.length > MAX_SOURCE_ROWS):
-        return False
-    if problem.map_class == "free" and not free_is_complete(problem):
-        return False
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
-    return 0 < len(read) < task.k and _binomial(task.k, len(read)) <= MAX_SOURCE_SETS
-
-
-def _binomial(n: int, m: int) -> int:
-    import math
-    return math.comb(n, m)
-
-
-def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list) -> list:
-    """(set, its orbit's size) for one set per orbit under ``perms`` of every set of ``m`` columns on which the
-    labels (``codes``) are a function of the rows of ``G``.
-
-    Such a set meets the difference of every two rows with different labels. Those differences are found
-    lazily: each candidate that meets the ones known so far is checked on the rows, and a failure adds the
-    differences of the pairs it cannot tell apart, with their images (most candidates then fall without a pass
-    over the rows).
-    """
-    import itertools
-    k = G.shape[1]
-    bits = np.int64(1) << np.arange(k, dtype=np.int64)
-    full = row_codes(G, list(sizes))
-    masks: set = set()
-    out = []
-    seen: set = set()
-    for R in itertools.combinations(range(k), m):
-        if R in seen:
-            continue
-        orbit = {tuple(sorted(p[c] for c in R)) for p in perms}
-        seen |= orbit
-        mask = sum(1 << c for c in R)
-        if any(not d & mask for d in masks):
-            continue
-        keys = row_codes(G[:, list(R)], [sizes[c] for c in R])
-        order = np.lexsort((full, keys))
-        kk, w = keys[order], codes[order]
-        clash = np.flatnonzero((kk[1:] == kk[:-1]) & (w[1:] != w[:-1]))
-        if not len(clash):
-            out.append((R, len(orbit)))
-            continue
-        found = sorted({int(d) for d in (G[order[clash]] != G[order[clash + 1]]) @ bits}, key=int.bit_count)
-        for d in found[:64]:
-            if not any(e & d == e for e in masks):
-                masks.update(sum(1 << p[c] for c in range(k) if d >> c & 1) for p in perms)
-    return out

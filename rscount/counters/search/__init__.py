@@ -78,7 +78,7 @@ class SearchCounter(Counter):
 
     def count_sum(self, split, options: Options) -> tuple:
         """(sum of weight x count over a source split's rectangles, nodes visited), all in one child process
-        (see :func:`rscount.problems.split.source_split` and :func:`.sources.count_rectangles`)."""
+        (see :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
         return run_isolated(lambda: count_rectangles(split, options.deadline(self.name)), self.name,

@@ -1,5 +1,5 @@
 """A complete problem's count as a sum over the source sets of its read concepts (see
-:func:`rscount.problems.split.source_split`): each set's rectangle counted by the search, after its core.
+:func:`rscount.problems.sources.source_split`): each set's rectangle counted by the search, after its core.
 
 Most source sets leave no map on a listed support (ConCon task 1: the colours cannot stand in for the
 shapes), and proving that by search over thousands of rows costs far more than over the rectangle's core:

@@ -68,7 +68,7 @@ class SearchState:
     stab: np.ndarray  # elements of ``group`` fixing every entry set so far
     changed: list = field(default_factory=list)  # the parts the step into the current node changed
     source_sizes: tuple = ()  # per column of G: its source concept's domain size (the task's own concepts but
-    # in a rectangle: the read concepts reading a chosen set of sources, see problems.split.Rectangle)
+    # in a rectangle: the read concepts reading a chosen set of sources, see problems.sources.Rectangle)
     free_codes: dict = field(default_factory=dict)  # frozenset of used sources -> unused columns' row codes
     classes: dict = field(default_factory=dict)  # source -> classes of its values the rows cannot tell apart
 
