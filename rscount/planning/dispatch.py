@@ -196,7 +196,8 @@ def _structured(problem: Problem, approx: bool) -> list:
             steps.append(Step("try", ("automorphism",), f"the labels read {len(shared_parts)} disjoint sets of "
                               f"concepts but the groups cross them: intersect each part's symmetries",
                               tuple(shared_parts)))
-    if not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(problem):
+    if (not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(problem)
+            and not COUNTERS["clauses"].applies(problem) and not COUNTERS["modules"].applies(problem)):
         steps.append(Step("try", ("sources",), "some concepts no label reads: a complete map is a bijection of "
                                               "concepts, so sum over the sources the read concepts take"))
     if COUNTERS["automorphism"].applies(problem):
