@@ -124,3 +124,19 @@ class TestConCon:
         got = rscount.count("concon-t1", params=dict(objects=3, colors=2))
         assert (got.count, got.backend) == (17_694_720, "sources(search)")
         assert "85 leave the labels a function of them (21 up to symmetry)" in got.notes[-1]
+
+    def test_the_three_tasks_together_at_concons_own_setting(self):
+        """ConCon's 4 objects with 8 colours, 2,000 sampled scenes per task, strict: on the union only the true
+        shapes' and sizes' sources leave the labels a function of them, and 24 maps of them (the object
+        orders) keep every label; the unread concepts' maps are counted apart in the headline."""
+        from rscount.planning.execute import count_problem
+        from rscount.problems.union import join, merged_groups, union_concepts
+        problems = rscount.make_problems(["concon-t1", "concon-t2", "concon-t3"], params=dict(mode="strict"))
+        tasks = [p.task for p in problems]
+        joint = join(problems, union_concepts(tasks), merged_groups(tasks))
+        single = rscount.problems.union.as_single(joint)[0]
+        split = source_split(single)
+        assert (split.sets, split.rectangles[0].sources) == (1, split.read)
+        got = count_problem(joint)
+        assert (got.read_count, got.free_maps) == (24, split.weights[0])
+        assert got.count == 281_479_882_183_619_965_221_723_510_071_623_680

@@ -213,12 +213,16 @@ def _sources(problem: Problem, run: Run) -> CountResult:
     names = ", ".join(task.concepts[i].name for i in split.read[:6]) + (" ..." if len(split.read) > 6 else "")
     note = (f"sources: a complete map is a bijection of concepts with any value maps, and only the read concepts "
             f"({names}) meet the labels; of the {split.candidates:,} sets of {len(split.read)} sources they may "
-            f"read, {split.sets:,} leave the labels a function of them ({len(split.rectangles)} up to symmetry), "
+            f"read, {split.sets:,} {'leaves' if split.sets == 1 else 'leave'} the labels a function of them "
+            f"({len(split.rectangles)} up to symmetry), "
             f"each counted by the search ({nodes} partial maps) times the unread concepts' bijections onto the "
             f"sources left")
+    own = split.sets == 1 and split.rectangles[0].sources == split.read  # the read concepts read themselves
     return CountResult(**_described(problem), count=total, exact=True, backend="sources(search)",
                        seconds=time.perf_counter() - start, warnings=problem.task.warnings, notes=(note,),
-                       _enumerate=_enumerator(problem, None, total))
+                       _enumerate=_enumerator(problem, None, total),
+                       **({"unread": tuple(task.concepts[i].name for i in split.unread), "free_maps": split.weights[0]}
+                          if own else {}))
 
 
 def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:
