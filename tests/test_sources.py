@@ -140,3 +140,16 @@ class TestConCon:
         got = count_problem(joint)
         assert (got.read_count, got.free_maps) == (24, split.weights[0])
         assert got.count == 281_479_882_183_619_965_221_723_510_071_623_680
+
+
+def test_finding_the_source_sets_keeps_the_time_limit():
+    """The sets are sought under the caller's deadline (on 500,000 scenes it takes seconds), and a count that
+    runs out of time fails with the typed error, naming the time limit."""
+    from rscount.counters.base import Deadline
+    from rscount.errors import CountTimeout
+    task, rows = _confounded(1)
+    problem = rscount.make_problem(task, map_class="complete", support=rows)
+    with pytest.raises(CountTimeout):
+        source_split(problem, Deadline(0.0, "sources"))
+    with pytest.raises(CountTimeout, match="timed out"):
+        rscount.count("concon-t1", params=dict(objects=3, colors=8), timeout=1)

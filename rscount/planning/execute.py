@@ -201,7 +201,7 @@ def _sources(problem: Problem, run: Run) -> CountResult:
     """Complete maps as a sum over the source sets the read concepts may take (see
     :func:`rscount.problems.sources.source_split`), each counted by the search."""
     start = time.perf_counter()
-    split = source_split(problem)
+    split = source_split(problem, Deadline(run.timeout, "sources", "raise timeout="))
     if split is None:
         raise BackendError("no source split applies")
     left = None if run.timeout is None else run.timeout - (time.perf_counter() - start)

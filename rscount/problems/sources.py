@@ -71,14 +71,15 @@ class SourceSplit:
     cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
 
 
-def source_split(problem: Problem) -> SourceSplit | None:
+def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     """Under ``complete`` / ``permutation`` (and ``free`` where its maps are the complete ones), nothing
     supervised, on a listed support: every complete map is a bijection of concepts with any value maps (each
     predicted concept comes out one-hot from one source), and only the read concepts meet the labels. So the
     count is a sum over the sets R of sources the read concepts take: the read concepts' maps onto R that keep
     every label (a :class:`Rectangle`), times the unread concepts' bijections onto the rest. R must leave the
     labels a function of its columns on the support (else no value map keeps them), which few sets do
-    (ConCon task 1 at 3 objects: 85 of 924). None where this does not apply."""
+    (ConCon task 1 at 3 objects: 85 of 924). None where this does not apply; ``deadline`` (anything with
+    ``check()``) is checked while the sets are sought."""
     if not splits_by_sources(problem):
         return None
     task = problem.task
@@ -90,7 +91,7 @@ def source_split(problem: Problem) -> SourceSplit | None:
     sub_task = keeping(task, read)
     unread_sizes = tuple(task.sizes[i] for i in unread)
     rects, weights, cores, sets = [], [], [], 0
-    for R, orbit in _label_functions(G, codes, task.sizes, len(read), perms):
+    for R, orbit in _label_functions(G, codes, task.sizes, len(read), perms, deadline):
         sets += orbit
         rows, first = np.unique(G[:, list(R)], axis=0, return_index=True)
         sizes = tuple(task.sizes[s] for s in R)
@@ -168,7 +169,7 @@ def _binomial(n: int, m: int) -> int:
     return math.comb(n, m)
 
 
-def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list) -> list:
+def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None) -> list:
     """(set, its orbit's size) for one set per orbit under ``perms`` of every set of ``m`` columns on which the
     labels (``codes``) are a function of the rows of ``G``.
 
@@ -183,7 +184,9 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
     masks: set = set()
     out = []
     seen: set = set()
-    for R in itertools.combinations(range(k), m):
+    for n, R in enumerate(itertools.combinations(range(k), m)):
+        if deadline is not None and n % 64 == 0:
+            deadline.check()
         if R in seen:
             continue
         orbit = {tuple(sorted(p[c] for c in R)) for p in perms}
