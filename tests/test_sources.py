@@ -94,12 +94,12 @@ def test_sorted_source_classes_match_an_oracle(seed):
 
 def test_classes_need_the_whole_row_set_to_agree():
     """Values whose rows differ elsewhere are no class: a support that shows colour 1 with s=0 only."""
-    from rscount.counters.search.symmetries import source_classes
+    from rscount.model.support import interchangeable_values
     G = np.array([[0, 1], [0, 2], [1, 2], [1, 0]])
     codes = np.array([0, 0, 1, 1])
-    assert source_classes(G, codes, (2, 3)) == {}
+    assert interchangeable_values(G, codes, (2, 3)) == {}
     G = np.array([[0, 1], [0, 2], [1, 0]])
-    assert source_classes(G, np.array([0, 0, 1]), (2, 3)) == {1: [(1, 2)]}
+    assert interchangeable_values(G, np.array([0, 0, 1]), (2, 3)) == {1: [(1, 2)]}
 
 
 class TestConCon:

@@ -21,7 +21,7 @@ from ..language.logic import variables
 from ..model.support import Support, interchangeable_values, label_ids, row_codes
 from ..model.task import Task
 from .problem import Problem, free_is_complete
-from .split import bijection_weight, keeping
+from .split import bijection_weight, clash_masks, keeping
 
 __all__ = ["Rectangle", "SourceSplit", "source_split", "splits_by_sources"]
 
@@ -43,17 +43,12 @@ class Rectangle:
     sources: tuple  # the source concepts, as indices of the whole problem's task
     source_sizes: tuple
     map_class: str = "complete"
-    inference: str = "knowledge"
-    parts: tuple = ()
 
     def supervised(self, row: int, vector) -> tuple:
         return ()
 
     def representative(self, i: int) -> int:
         return i
-
-    def describe(self) -> str:
-        return f"{self.task.name} reading {len(self.sources)} sources, {self.support.length} rows"
 
 
 @dataclass(frozen=True)
@@ -100,7 +95,7 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
         cores.append(_core(rects[-1], codes[first]))
         weights.append(orbit * bijection_weight(unread_sizes, tuple(task.sizes[s] for s in range(task.k)
                                                                     if s not in R)))
-    return SourceSplit(tuple(rects), tuple(weights), read, unread, _binomial(task.k, len(read)), sets, tuple(cores))
+    return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores))
 
 
 MAX_TUPLE_PERMUTATIONS = 720
@@ -130,6 +125,11 @@ def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:
     """Column permutations that keep the labelled rows: the same permutation of the members of every concept
     group of one length (ConCon's objects), where each adjacent swap keeps them (then all do). Identity first."""
     identity = list(range(task.k))
+    top = int(codes.max(initial=0)) + 1
+
+    def labelled(rows: np.ndarray) -> np.ndarray:  # the rows with their labels, as a sorted code array
+        return np.sort(row_codes(rows, list(task.sizes)) * top + codes)
+
     by_length: dict = {}
     for g in task.groups:
         if len(g) > 1:
@@ -144,10 +144,8 @@ def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:
                 for o, p in enumerate(order):
                     perm[g[o]] = g[p]
             return perm
-        key = np.sort(row_codes(G, list(task.sizes)) * (int(codes.max(initial=0)) + 1) + codes)
         swaps = [moved(tuple(range(o)) + (o + 1, o) + tuple(range(o + 2, length))) for o in range(length - 1)]
-        if all(np.array_equal(np.sort(row_codes(G[:, p], list(task.sizes)) * (int(codes.max(initial=0)) + 1)
-                                      + codes), key) for p in swaps):
+        if all(np.array_equal(labelled(G[:, p]), labelled(G)) for p in swaps):
             return [moved(order) for order in itertools.permutations(range(length))]
     return [identity]
 
@@ -162,11 +160,7 @@ def splits_by_sources(problem: Problem) -> bool:
     if problem.map_class == "free" and not free_is_complete(problem):
         return False
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
-    return 0 < len(read) < task.k and _binomial(task.k, len(read)) <= MAX_SOURCE_SETS
-
-
-def _binomial(n: int, m: int) -> int:
-    return math.comb(n, m)
+    return 0 < len(read) < task.k and math.comb(task.k, len(read)) <= MAX_SOURCE_SETS
 
 
 def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None) -> list:
@@ -179,7 +173,6 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
     over the rows).
     """
     k = G.shape[1]
-    bits = np.int64(1) << np.arange(k, dtype=np.int64)
     full = row_codes(G, list(sizes))
     masks: set = set()
     out = []
@@ -194,15 +187,11 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
         mask = sum(1 << c for c in R)
         if any(not d & mask for d in masks):
             continue
-        keys = row_codes(G[:, list(R)], [sizes[c] for c in R])
-        order = np.lexsort((full, keys))
-        kk, w = keys[order], codes[order]
-        clash = np.flatnonzero((kk[1:] == kk[:-1]) & (w[1:] != w[:-1]))
-        if not len(clash):
+        found = clash_masks(G, full, codes, sizes, list(R))
+        if not found:
             out.append((R, len(orbit)))
             continue
-        found = sorted({int(d) for d in (G[order[clash]] != G[order[clash + 1]]) @ bits}, key=int.bit_count)
-        for d in found[:64]:
+        for d in sorted(found, key=int.bit_count)[:64]:
             if not any(e & d == e for e in masks):
                 masks.update(sum(1 << p[c] for c in range(k) if d >> c & 1) for p in perms)
     return out

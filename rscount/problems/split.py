@@ -32,7 +32,7 @@ from .problem import Problem, Supervision, free_is_complete
 from .quotient import MAX_TABLE, quotient
 
 __all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
-           "unread_concepts", "without_unread", "bijection_weight", "keeping"]
+           "unread_concepts", "without_unread", "bijection_weight", "keeping", "clash_masks"]
 
 MAX_LABEL_GRID = 1 << 22
 MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
@@ -191,23 +191,29 @@ def _rigid(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, ow
     other than ``own`` is left (rigid) or one checks out (not rigid).
     """
     masks: list = []
-    bits = np.int64(1) << np.arange(G.shape[1], dtype=np.int64)
     for _ in range(MAX_HITTING_ROUNDS):
         other = _other_hitting_set(masks, own, most)
         if other is None:
             return True
         if other is False:
             return False  # out of search nodes: not proven
-        cols = [c for c in range(G.shape[1]) if other >> c & 1]
-        keys = row_codes(G[:, cols], [sizes[c] for c in cols])
-        order = np.lexsort((full, keys))  # rows alike on the rest side by side: small masks
-        k, w = keys[order], wanted[order]
-        clash = np.flatnonzero((k[1:] == k[:-1]) & (w[1:] != w[:-1]))
-        if not len(clash):
+        found = clash_masks(G, full, wanted, sizes, [c for c in range(G.shape[1]) if other >> c & 1])
+        if not found:
             return False
-        found = {int(m) for m in (G[order[clash]] != G[order[clash + 1]]) @ bits}
         masks.extend(sorted(found, key=int.bit_count)[:8])
     return False
+
+
+def clash_masks(G: np.ndarray, full: np.ndarray, wanted: np.ndarray, sizes: tuple, cols: list) -> set:
+    """The columns (a bit mask each) in which two rows of ``G`` alike on ``cols`` but with different labels
+    (``wanted``) differ; empty where ``cols`` determine the labels. Rows alike on ``cols`` are sorted by their
+    full codes (``full``), so the pairs compared are near each other: small masks."""
+    keys = row_codes(G[:, cols], [sizes[c] for c in cols])
+    order = np.lexsort((full, keys))
+    k, w = keys[order], wanted[order]
+    clash = np.flatnonzero((k[1:] == k[:-1]) & (w[1:] != w[:-1]))
+    bits = np.int64(1) << np.arange(G.shape[1], dtype=np.int64)
+    return {int(m) for m in (G[order[clash]] != G[order[clash + 1]]) @ bits}
 
 
 def _other_hitting_set(masks: list, own: int, most: int):

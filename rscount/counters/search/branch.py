@@ -150,7 +150,9 @@ class Search:
 
     def _sorted_classes(self, n: int, classes: list) -> int:
         """Set the entries of each class of interchangeable source values (see
-        :func:`.symmetries.source_classes`) as a non-decreasing tuple, weighted by its distinct orderings."""
+        :func:`rscount.model.support.interchangeable_values`: precomposing a source's value map with a swap
+        inside a class maps optimal maps to optimal maps) as a non-decreasing tuple, weighted by its distinct
+        orderings (a multinomial)."""
         if not classes:
             return self.count()
         st, (c, *rest) = self.state, classes

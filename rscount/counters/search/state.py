@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...model.support import interchangeable_values, label_ids
 from ...problems.split import components
-from .symmetries import concept_blocks, source_classes, value_group
+from .symmetries import concept_blocks, value_group
 from .tables import LabelPart, popcount_is_one
 
 MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
@@ -257,8 +258,7 @@ def build_state(problem) -> SearchState:
         undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)), changed=list(parts),
         source_sizes=source_sizes)
     if len(group) == 1 and not any_supervision and all(u.sources is None for u in units):
-        from ...model.support import label_ids
-        state.classes = source_classes(G, label_ids(problem.labels)[0], source_sizes)
+        state.classes = interchangeable_values(G, label_ids(problem.labels)[0], source_sizes)
     for n, unit in enumerate(units):
         if unit.sources is not None:
             state.entries[n] = state.fresh_entries(unit.sources)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model.support import interchangeable_values
 from ...problems.interchange import compose, knowledge_blocks, value_symmetries
 
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
@@ -126,10 +125,3 @@ def orbits(state, n: int, values) -> list:
     return out
 
 
-
-def source_classes(G: np.ndarray, codes: np.ndarray, sizes: tuple) -> dict:
-    """Per source column: classes of values the labelled rows cannot tell apart (see
-    :func:`rscount.model.support.interchangeable_values`). Precomposing a source's value map with a swap inside
-    a class maps optimal maps to optimal maps, so the search sets a class's entries as one sorted tuple of
-    predicted values, counted once per distinct ordering (a multinomial)."""
-    return interchangeable_values(G, codes, sizes)
