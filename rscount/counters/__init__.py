@@ -6,11 +6,12 @@
 - ``boolean/``: knowledge over boolean concepts (weight: xor / and / or chains; clauses: one CNF);
 - ``arithmetic/``: labels that are sums, products or equations of integer concepts (linear, product,
   arithmetic, estimate);
+- ``free/``: the free class alone (vector-join: few support vectors, their local maps joined);
 - ``modules/``: knowledge built from modules read through a few classes (Kand-Logic);
 - ``search/``: any listed support, by a search over the entries of the value maps.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'kernels-estimate', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'weight']
+['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'kernels-estimate', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'vector-join', 'weight']
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..errors import BackendError
 from .arithmetic import elimination, estimate, linear, product
 from .base import Counter, Options
 from .boolean import clauses, weight
+from .free import vectors
 from .generic import approxmc, bruteforce, ganak, kernels, pyeda_reference, sdd, separable
 from .generic import enumerate as enumerate_
 from .modules import prune
@@ -45,6 +47,7 @@ COUNTERS: dict = {
     "separable": separable.BACKEND,
     "kernels": kernels.BACKEND,
     "kernels-estimate": kernels.ESTIMATE,
+    "vector-join": vectors.BACKEND,
     "closed-form": closedform.BACKEND,
     "bruteforce": bruteforce.BACKEND,
     "pyeda-reference": pyeda_reference.BACKEND,

@@ -196,6 +196,10 @@ def _structured(problem: Problem, approx: bool) -> list:
             steps.append(Step("try", ("automorphism",), f"the labels read {len(shared_parts)} disjoint sets of "
                               f"concepts but the groups cross them: intersect each part's symmetries",
                               tuple(shared_parts)))
+    if not approx and problem.map_class == "free" and COUNTERS["vector-join"].applies(problem):
+        steps.append(Step("try", ("vector-join",), f"free maps on {problem.support.length} support vector(s): each "
+                                                  f"one's maps (a bijection of concepts) joined over the source "
+                                                  f"values they share"))
     if (not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(problem)
             and not COUNTERS["clauses"].applies(problem) and not COUNTERS["modules"].applies(problem)):
         steps.append(Step("try", ("sources",), "some concepts no label reads: a complete map is a bijection of "

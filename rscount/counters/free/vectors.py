@@ -1,0 +1,178 @@
+"""Free maps on a few support vectors: each vector's own maps, joined over the source values vectors share.
+
+A free map sends every source value (concept i, value v) to one predicted value (concept j, value w). On a
+support vector the k source values it shows must hit every predicted concept once (each comes out one-hot),
+so there the map is a bijection of concepts with a value per concept, and K must give the vector's labels
+(and supervised concepts their own values). Those *local maps* of a vector are listed once per label vector
+(k! bijections x the predicted vectors of its labels), each as the targets of the vector's source values.
+The count is the number of ways to pick targets for all source values shown on the support that are local
+maps of every vector, times any target for the values no vector shows: a join of the vectors' tables over
+the source values they share, projecting out a source value as soon as no other table reads it (bucket
+elimination; rsbench's Kandinsky example: 4 vectors of 6 concepts). Counts are Python integers.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ...errors import BackendError
+from ...model.support import grid
+from ...results.count import Tally
+from ..base import Counter, Deadline, Options, small_first
+
+__all__ = ["VectorJoin", "count_free", "MAX_LOCAL", "MAX_ROWS"]
+
+MAX_LOCAL = 1 << 21  # bijections x predicted vectors, a bound on the local maps of one vector
+MAX_VECTORS = 256  # support vectors whose local maps are listed
+MAX_ROWS = 1 << 23  # rows of one joined table, and of all vectors' tables together
+MAX_SPACE = 1 << 20  # predicted vectors whose labels are evaluated
+INT64_SAFE = 1 << 62
+
+
+class _Table:
+    """Counts over assignments of some source values' targets: ``keys`` the source values (global ids),
+    ``rows`` their targets (one column each), ``counts`` per row, ``bound`` a bound on any count."""
+
+    def __init__(self, keys: list, rows: np.ndarray, counts: np.ndarray, bound: int):
+        self.keys, self.rows, self.counts, self.bound = keys, rows, counts, bound
+
+    def project(self, keep: list, width: int) -> "_Table":
+        """Sum the counts over the source values not in ``keep`` (each has ``width`` targets)."""
+        cols = [self.keys.index(v) for v in keep]
+        bound = self.bound * width ** (len(self.keys) - len(keep))
+        if not cols:
+            return _Table([], np.zeros((1, 0), dtype=self.rows.dtype), _sum_by(self.counts, np.zeros(len(self.counts), dtype=np.int64), 1, bound), bound)
+        rows, inverse = np.unique(self.rows[:, cols], axis=0, return_inverse=True)
+        return _Table(list(keep), rows, _sum_by(self.counts, inverse.ravel(), len(rows), bound), bound)
+
+
+def _sum_by(counts: np.ndarray, groups: np.ndarray, n: int, bound: int) -> np.ndarray:
+    """Per group, the sum of ``counts`` (int64 while ``bound`` fits, else Python integers)."""
+    out = np.zeros(n, dtype=np.int64 if bound < INT64_SAFE else object)
+    np.add.at(out, groups, counts if out.dtype != object else counts.astype(object))
+    return out
+
+
+def _join(a: _Table, b: _Table, deadline: Deadline) -> _Table:
+    """The rows of ``a`` and ``b`` that agree on their shared source values, counts multiplied."""
+    shared = [v for v in a.keys if v in b.keys]
+    rest = [v for v in b.keys if v not in a.keys]
+    if shared:
+        both = np.concatenate([a.rows[:, [a.keys.index(v) for v in shared]],
+                               b.rows[:, [b.keys.index(v) for v in shared]]])
+        ids = np.unique(both, axis=0, return_inverse=True)[1].ravel()
+        ida, idb = ids[:len(a.rows)], ids[len(a.rows):]
+    else:
+        ida, idb = np.zeros(len(a.rows), dtype=np.int64), np.zeros(len(b.rows), dtype=np.int64)
+    order = np.argsort(idb, kind="stable")
+    sorted_b = idb[order]
+    starts = np.searchsorted(sorted_b, ida, "left")
+    lens = np.searchsorted(sorted_b, ida, "right") - starts
+    total = int(lens.sum())
+    if total > MAX_ROWS:
+        raise BackendError(f"vector-join: joining two vectors' maps gives {total:,} rows (limit {MAX_ROWS:,})")
+    deadline.check()
+    ia = np.repeat(np.arange(len(a.rows)), lens)
+    within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    ib = order[np.repeat(starts, lens) + within]
+    rows = np.concatenate([a.rows[ia], b.rows[ib][:, [b.keys.index(v) for v in rest]]], axis=1)
+    bound = a.bound * b.bound
+    kind = np.int64 if bound < INT64_SAFE else object
+    counts = a.counts[ia].astype(kind) * b.counts[ib].astype(kind)
+    return _Table(a.keys + rest, rows, counts, bound)
+
+
+def local_maps(offsets: np.ndarray, perms: np.ndarray, preds: np.ndarray) -> np.ndarray:
+    """The local maps of one support vector, given the predicted vectors it may get (``preds``): rows of the
+    predicted value (a global value id) each source concept's value goes to, one per bijection of concepts
+    (``perms[a, i]``: the concept source i goes to) and predicted vector."""
+    values = preds[:, perms]  # (preds, perms, k): the value the concept perms[a, i] takes
+    return (offsets[perms][None, :, :] + values).reshape(-1, perms.shape[1])
+
+
+def count_free(problem, deadline: Deadline) -> tuple:
+    """(number of optimal free maps, largest table joined) of ``problem`` by joining its vectors' local maps."""
+    task = problem.task
+    sizes, k = task.sizes, task.k
+    width = sum(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
+    space, every = task.evaluate_space(), grid(tuple(sizes))
+    vectors = np.asarray(problem.support.vectors, dtype=np.int64)
+    keys = [[int(offsets[i] + vector[i]) for i in range(k)] for vector in vectors]
+    uses: dict = {}
+    for ks in keys:
+        for v in ks:
+            uses[v] = uses.get(v, 0) + 1
+    by_labels: dict = {}
+    tables, listed = [], 0
+    for r, (vector, labels) in enumerate(zip(vectors, problem.labels)):
+        deadline.check()
+        label_key = tuple(int(x) for x in labels)
+        if label_key not in by_labels:
+            by_labels[label_key] = every[(space == labels).all(axis=1)]
+        preds = by_labels[label_key]
+        for c in problem.supervised(r, vector):
+            preds = preds[preds[:, c] == vector[c]]
+        rows = local_maps(offsets, perms, preds).astype(np.int16 if width < 1 << 15 else np.int64)
+        table = _Table(keys[r], rows, np.ones(len(rows), dtype=np.int64), 1)
+        if any(uses[v] == 1 for v in keys[r]):  # source values only this vector shows: summed out at once
+            table = table.project([v for v in keys[r] if uses[v] > 1], width)
+        listed += len(table.rows)
+        if listed > MAX_ROWS:
+            raise BackendError(f"vector-join: the support vectors' local maps pass {MAX_ROWS:,} rows")
+        tables.append(table)
+    total, largest = width ** (width - len(uses)), max(len(t.rows) for t in tables)
+    while tables:
+        deadline.check()
+        uses = {}
+        for t in tables:
+            for v in t.keys:
+                uses[v] = uses.get(v, 0) + 1
+        tables = [t.project([v for v in t.keys if uses[v] > 1], width) if any(uses[v] == 1 for v in t.keys) else t
+                  for t in tables]
+        for t in tables:
+            if not t.keys:
+                total *= int(t.counts.sum()) if len(t.counts) else 0
+        tables = [t for t in tables if t.keys]
+        if not total or not tables:
+            break
+        a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
+        joined = _join(tables[a], tables[b], deadline)
+        largest = max(largest, len(joined.rows))
+        tables = [t for i, t in enumerate(tables) if i not in (a, b)] + [joined]
+    return total, largest
+
+
+def _cost(a: _Table, b: _Table) -> tuple:
+    """Join the pair that shares the most source values, and of those the smallest."""
+    return (-len(set(a.keys) & set(b.keys)), len(a.rows) * len(b.rows))
+
+
+class VectorJoin(Counter):
+    """Free maps on few listed support vectors of few concepts: their local maps joined (see the module)."""
+
+    name = "vector-join"
+    scope = ("vector-join counts free maps on a listed support of at most 256 vectors, with k! x the number of "
+             "concept vectors at most 2^21, labels given by the knowledge, one task")
+
+    def applies(self, problem) -> bool:
+        task = problem.task
+        if (problem.map_class != "free" or problem.inference != "knowledge" or problem.parts
+                or not problem.support.listed or problem.support.length > MAX_VECTORS or task.k > 9
+                or task.space_size > MAX_SPACE):
+            return False
+        return math.factorial(task.k) * task.space_size <= MAX_LOCAL
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        self.require(problem)
+        (total, largest), _ = small_first(lambda d: count_free(problem, d), problem.support.length, self.name,
+                                          options, "raise timeout= or name backend=ganak")
+        return Tally(total, notes=(f"vector-join: each of the {problem.support.length} support vectors' local maps "
+                                   f"(a bijection of concepts, the predicted values keeping its labels) joined over "
+                                   f"the source values they share; largest table {largest:,} rows",))
+
+
+BACKEND = VectorJoin()
