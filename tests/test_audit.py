@@ -462,3 +462,23 @@ def test_kand_logic_supervision_from_its_group_matches_maxsat_and_reaches_comple
     complete = rscount.make_problem("kand-logic", map_class="complete")
     fix = supervision_fix(complete, 13436928, None, by="value", seconds=60)
     assert fix.minimal and fix.count == 1 and len(fix.items) == 8 and fix.method.startswith("smallest base")
+
+
+def test_data_fix_stops_where_a_count_runs_out_of_time(monkeypatch):
+    """A recount after adding a vector that times out ends the data fix with what it has and says why; it used to
+    escape and end the whole audit as if the first count had not finished (rsbench's Kandinsky example, free)."""
+    from rscount.auditing import fixes
+    from rscount.errors import CountTimeout
+    problem = random_problem(3, "complete")
+    problem = dataclasses.replace(problem, support=Support(problem.support.vectors[:1], "one vector"),
+                                  supervision=dataclasses.replace(problem.supervision, vectors=frozenset()))
+    result = rscount.count_problem(problem)
+    real = fixes._count
+
+    def slow(p, seconds):
+        if p.support.length > 1:
+            raise CountTimeout("search timed out after 0.5 s; raise timeout=")
+        return real(p, seconds)
+    monkeypatch.setattr(fixes, "_count", slow)
+    fix = data_fix(problem, result.count, None, seconds=None)
+    assert result.count == 336 and fix.vectors == () and "did not finish (search timed out after 0.5 s)" in fix.note

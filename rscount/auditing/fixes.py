@@ -416,7 +416,11 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         x = cand[best]
         given = np.vstack([current.support.vectors, x[None, :]])
         current = dataclasses.replace(current, support=Support(given, f"{problem.support.kind} + {len(added) + 1}"))
-        r = _count(current, None if seconds is None else seconds - (time.monotonic() - start))
+        try:
+            r = _count(current, None if seconds is None else seconds - (time.monotonic() - start))
+        except (BackendError, CountTimeout, MemoryError) as exc:
+            why = why or f"the count with one more vector did not finish ({str(exc).split(';')[0]})"
+            break
         added.append(tuple(c.domain[u] for c, u in zip(task.concepts, x.tolist())))
         counts.append(r.count)
         count = r.count
