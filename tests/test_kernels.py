@@ -182,15 +182,17 @@ def test_free_maps_where_every_value_meets_every_other_match_ganak(seed):
 
 @pytest.mark.parametrize("seed", tiered(range(1, 31), 6))
 def test_free_as_complete_on_listed_supports_under_k(seed):
-    """With K: where a listed support shows every value with every value of the other concepts, the plan counts
-    the free maps as the complete ones; the count is Ganak's on the free problem's own CNF."""
+    """With K: where a listed support shows every value with every value of the other concepts, or links each
+    concept's values by vectors differing in it alone, the plan counts the free maps as the complete ones; the
+    count is Ganak's on the free problem's own CNF."""
     from rscount.problems.problem import free_is_complete
     rng = random.Random(seed)
     task = _task(rng, small=True)
     space = rscount.model.support.exhaustive(task).vectors
     keep = [n for n in range(len(space)) if rng.random() < 0.8]
     problem = rscount.make_problem(task, map_class="free", support=space[keep].tolist())
-    meets = every_value_meets_every_other(np.asarray(space[keep]), task.sizes)
+    meets = every_value_meets_every_other(np.asarray(space[keep]), task.sizes) or \
+        rscount.model.support.neighbours_link_every_value(np.asarray(space[keep]), task.sizes)
     assert free_is_complete(problem) == meets
     got = rscount.count_problem(problem)
     assert got.count == rscount.count_problem(problem, "ganak").count, problem.describe()

@@ -1,4 +1,5 @@
-"""Free maps joined vector by vector (counters/free/vectors.py) against brute force and Ganak."""
+"""The free class: maps joined vector by vector (counters/free/vectors.py) against brute force and Ganak, and the
+supports on which free maps are the complete ones."""
 import random
 
 import pytest
@@ -62,3 +63,47 @@ def test_no_local_map_gives_zero():
     task = rscount.task_from_spec({"name": "eq", "concepts": ["a", "b"], "labels": ["a & ~a"]})
     problem = rscount.make_problem(task, map_class="free", support=[[1, 1]])
     assert rscount.count_problem(problem, "vector-join").count == rscount.count_problem(problem, "bruteforce").count
+
+
+def test_linked_values_make_free_maps_complete():
+    """Where every value shows and each concept's values are linked by vectors differing in it alone, brute force
+    counts the same free and complete maps, and the plan counts free as complete; on some of these supports two
+    values of different concepts never meet (the older test alone would not apply)."""
+    import dataclasses
+    from randomtasks import random_categorical_task
+    from rscount.model.support import every_value_meets_every_other, grid, neighbours_link_every_value
+    from rscount.problems.problem import free_is_complete
+    from rscount.counters.generic.bruteforce import LIMIT, number_of_candidates
+    rng = random.Random(7)
+    linked = only_linked = unlinked = 0
+    while linked < 10 or unlinked < 4:
+        task = random_categorical_task(rng)
+        space = grid(task.sizes)
+        rows = space[sorted(rng.sample(range(len(space)), rng.randint(len(space) // 2, len(space))))]
+        problem = rscount.make_problem(task, map_class="free", support=rows.tolist())
+        if number_of_candidates(problem) > LIMIT // 10:
+            continue
+        holds = neighbours_link_every_value(rows, task.sizes)
+        if not holds and unlinked >= 4:
+            continue
+        free = rscount.count_problem(problem, "bruteforce").count
+        complete = rscount.count_problem(dataclasses.replace(problem, map_class="complete"), "bruteforce").count
+        if holds:
+            linked += 1
+            only_linked += not every_value_meets_every_other(rows, task.sizes)
+            assert free == complete and free_is_complete(problem), problem.describe()
+            assert rscount.count_problem(problem).count == free
+        else:
+            unlinked += 1
+            assert free >= complete
+    assert only_linked >= 3
+
+
+def test_concon_one_task_free_is_complete():
+    """ConCon t1 at 2 objects: no blue object meets a cylinder of the other, yet every value is linked, so the
+    free count is the complete one (24,576 with 2 colours; it timed out before)."""
+    from rscount.problems.problem import free_is_complete
+    problem = rscount.make_problem("concon-t1", params=dict(objects=2, colors=2), map_class="free")
+    assert free_is_complete(problem)
+    assert rscount.count_problem(problem).count == 24_576 == rscount.count("concon-t1", params=dict(
+        objects=2, colors=2), map_class="complete").count

@@ -25,7 +25,7 @@ from .task import Task
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
            "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE", "every_value_meets_every_other",
-           "interchangeable_values"]
+           "neighbours_link_every_value", "interchangeable_values"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -422,6 +422,38 @@ def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
         return False
     for a, b in itertools.combinations(range(rows.shape[1]), 2):
         if len(distinct(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
+            return False
+    return True
+
+
+def neighbours_link_every_value(rows: np.ndarray, sizes) -> bool:
+    """Whether the support shows every value of every concept, and the values of each concept are linked by
+    vectors that differ in that concept alone (two such vectors, one chain of them between any two values).
+    Then a free map is a complete one: the other concepts' values of two such vectors hit the same k - 1
+    predicted concepts, so both vectors' values of the concept go to the one left; linked values go to one
+    predicted concept, and a vector shows every concept, so different concepts go to different ones (ConCon's
+    listed scenes of one task, where a colour never meets a cylinder in some object)."""
+    n, k = rows.shape
+    if not n or any(len(distinct(rows[:, j])) != d for j, d in enumerate(sizes)):
+        return False
+    for j, d in enumerate(sizes):
+        if d < 2:
+            continue
+        rest = np.delete(rows, j, axis=1)
+        ids = row_ids(rest)[0].astype(np.int64) if k > 1 else np.zeros(n, dtype=np.int64)
+        order = np.lexsort((rows[:, j], ids))
+        a, b = ids[order], rows[order, j]
+        same = (a[1:] == a[:-1]) & (b[1:] != b[:-1])
+        parent = list(range(d))
+
+        def root(u: int) -> int:
+            while parent[u] != u:
+                parent[u] = parent[parent[u]]
+                u = parent[u]
+            return u
+        for code in distinct(b[:-1][same].astype(np.int64) * d + b[1:][same]).tolist():
+            parent[root(code // d)] = root(code % d)
+        if len({root(u) for u in range(d)}) > 1:
             return False
     return True
 

@@ -5,7 +5,8 @@ itself; ``countrss --explain`` prints it. Steps are tried in order:
 
 - ``as``: the problem is counted as another one (shared maps without groups are the disentangled maps);
 - ``parts``: the labels read disjoint concepts, so the count is the product of the parts' counts;
-- ``try``: a counter that exploits some structure, given half the time left; if it gives up, the next step runs;
+- ``try``: a counter that exploits some structure, given half the time left (``sources`` more: TRY_SHARE); if it
+  gives up, the next step runs;
 - ``run`` / ``race``: the generic counters, one alone or two side by side (the first answer is kept).
 """
 from __future__ import annotations
@@ -24,6 +25,14 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_A
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
+TRY_SHARE = {"sources": 0.8}  # of the time left, for a try step (else half): the sum over source sets is the
+# whole search cut down to the sets that can hold maps, so where it runs out the search and Ganak after it
+# rarely finish (ConCon t3 at 3 objects, 8 colours: 32 s of sources, none of them in the half-minute left)
+
+
+def try_share(counter: str) -> float:
+    """The share of the time left a ``try`` step of ``counter`` gets before the next step runs."""
+    return TRY_SHARE.get(counter, 0.5)
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,8 @@ class Step:
         what = {"as": "count as", "parts": "split into parts", "try": "try", "run": "run", "race": "race",
                 "generic": "then the generic counters"}[self.kind]
         names = " and ".join(self.counters)
-        share = " (half the time left)" if self.kind == "try" else ""
+        part = try_share(self.counters[0]) if self.kind == "try" and self.counters else None
+        share = "" if part is None else " (half the time left)" if part == 0.5 else f" ({part:.0%} of the time left)"
         return f"{what}{' ' + names if names else ''}{share}: {self.reason}"
 
 

@@ -2,7 +2,7 @@
 
 :func:`rscount.planning.dispatch.plan` decides the steps (a value, printed by ``--explain``); here each step kind has
 its runner: ``as`` counts another problem (and scales by free factors), ``parts`` multiplies independent parts,
-``try`` gives a structural counter half the time left, and ``run`` / ``race`` run the generic counters. A
+``try`` gives a structural counter its share of the time left (half, or :data:`~rscount.planning.dispatch.TRY_SHARE`), and ``run`` / ``race`` run the generic counters. A
 runner returns a result or raises :class:`GaveUp` to hand on to the next step.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..problems.split import unread_concepts
 from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
-from .dispatch import HEAD_START, Step, check_mode, generic_step, plan
+from .dispatch import HEAD_START, Step, check_mode, generic_step, plan, try_share
 
 __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
@@ -142,9 +142,9 @@ def _run_parts(problem: Problem, step: Step, run: Run) -> CountResult:
 
 
 def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
-    """A structural counter with half the time left; giving up hands on to the next step."""
+    """A structural counter with its share of the time left; giving up hands on to the next step."""
     name, tried = step.counters[0], time.perf_counter()
-    share = None if run.timeout is None else run.timeout / 2
+    share = None if run.timeout is None else run.timeout * try_share(name)
     try:
         if name == "filter":  # several tasks: each alone, the fewest maps filtered
             result = _filter(problem, step, dataclasses.replace(run, timeout=share))
@@ -234,7 +234,7 @@ def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:
     except BackendError as exc:
         if not run.timed_out or isinstance(exc, CountTimeout):
             raise
-        raise CountTimeout(f"{'; '.join(run.timed_out)} (half of the time limit), and the generic counters cannot "
+        raise CountTimeout(f"{'; '.join(run.timed_out)} (their share of the time limit), and the generic counters cannot "
                            f"take this problem ({exc}); raise timeout=") from None
     return dataclasses.replace(result, seconds=time.perf_counter() - run.began,
                                notes=tuple(run.notes) + result.notes)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import EncodingError, SupportError, brief
-from ..model.support import Support, every_value_meets_every_other, parse_amount
+from ..model.support import Support, every_value_meets_every_other, neighbours_link_every_value, parse_amount
 from ..model.task import Task
 from ..runtime.lazy import cached_property
 
@@ -194,9 +194,21 @@ class Problem:
 
 def free_is_complete(problem: Problem) -> bool:
     """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
-    that shows every value with every value of the other concepts (ConCon's scenes; see
-    :func:`~rscount.model.support.every_value_meets_every_other`), supervision or not."""
+    that shows every value with every value of the other concepts (ConCon's sampled scenes; see
+    :func:`~rscount.model.support.every_value_meets_every_other`) or links each concept's values by vectors
+    differing in it alone (ConCon's listed scenes of one task; :func:`~rscount.model.support.neighbours_link_every_value`),
+    supervision or not."""
     if problem.support.exhaustive:
         return bool(problem.task.space_size)
-    return problem.support.listed and problem.support.length > 0 and \
-        every_value_meets_every_other(problem.support.vectors, problem.task.sizes)
+    if not problem.support.listed or not problem.support.length:
+        return False
+    key = id(problem.support)
+    if _FREE_IS_COMPLETE.get(key, (None,))[0] is not problem.support:
+        rows, sizes = problem.support.vectors, problem.task.sizes
+        _FREE_IS_COMPLETE.clear()  # one support at a time: the plan asks again for the problem it plans
+        _FREE_IS_COMPLETE[key] = (problem.support, every_value_meets_every_other(rows, sizes)
+                                  or neighbours_link_every_value(rows, sizes))
+    return _FREE_IS_COMPLETE[key][1]
+
+
+_FREE_IS_COMPLETE: dict = {}
