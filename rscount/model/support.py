@@ -25,7 +25,7 @@ from .task import Task
 
 __all__ = ["Support", "exhaustive", "subsample", "by_label", "explicit", "from_file", "from_rows", "default",
            "parse_amount", "grid", "vectors_from_values", "MAX_EXHAUSTIVE", "every_value_meets_every_other",
-           "neighbours_link_every_value", "interchangeable_values"]
+           "neighbours_link_every_value", "shown_values_stay_together", "interchangeable_values"]
 
 MAX_EXHAUSTIVE = 1 << 24
 
@@ -414,36 +414,55 @@ def vectors_from_values(concepts: tuple, rows) -> tuple:
 
 def every_value_meets_every_other(rows: np.ndarray, sizes) -> bool:
     """Whether the support shows every value of every concept, and every two values of different concepts in
-    one vector. Then a free map is a complete one: two values sharing a vector go to different predicted
-    concepts, so the predicted concepts each concept's values reach are disjoint for different concepts, and k
-    nonempty disjoint sets among k predicted concepts are single ones (ConCon's 2,000 scenes)."""
-    shown = [distinct(rows[:, j]) for j in range(rows.shape[1])]
-    if any(len(v) != d for v, d in zip(shown, sizes)):
-        return False
-    for a, b in itertools.combinations(range(rows.shape[1]), 2):
-        if len(distinct(rows[:, a] * sizes[b] + rows[:, b])) != sizes[a] * sizes[b]:
-            return False
-    return True
+    one vector. Then a free map is a complete one (see :func:`shown_values_stay_together`; ConCon's 2,000
+    scenes)."""
+    return _every_value_shown(rows, sizes) and _shown_values_meet(rows)
 
 
 def neighbours_link_every_value(rows: np.ndarray, sizes) -> bool:
     """Whether the support shows every value of every concept, and the values of each concept are linked by
     vectors that differ in that concept alone (two such vectors, one chain of them between any two values).
-    Then a free map is a complete one: the other concepts' values of two such vectors hit the same k - 1
-    predicted concepts, so both vectors' values of the concept go to the one left; linked values go to one
-    predicted concept, and a vector shows every concept, so different concepts go to different ones (ConCon's
-    listed scenes of one task, where a colour never meets a cylinder in some object)."""
+    Then a free map is a complete one (see :func:`shown_values_stay_together`; ConCon's listed scenes of one
+    task, where a blue object never meets a cylinder in the other object)."""
+    return _every_value_shown(rows, sizes) and _shown_values_linked(rows)
+
+
+def shown_values_stay_together(rows: np.ndarray, sizes) -> bool:
+    """Whether every free map sends the values each concept shows on the support to one predicted concept, a
+    different one per concept (a bijection of concepts, with value maps on the shown values). So it does where
+    every two shown values of different concepts share a vector: they go to different predicted concepts, so
+    the predicted concepts each concept's values reach are disjoint, and k nonempty disjoint sets among k
+    predicted concepts are single ones; and where each concept's shown values are linked by vectors differing
+    in it alone: the other concepts' values of two such vectors hit the same k - 1 predicted concepts, so both
+    vectors' values of the concept go to the one left. Values the support never shows go anywhere."""
+    return len(rows) > 0 and (_shown_values_meet(rows) or _shown_values_linked(rows))
+
+
+def _every_value_shown(rows: np.ndarray, sizes) -> bool:
+    return len(rows) > 0 and all(len(distinct(rows[:, j])) == d for j, d in enumerate(sizes))
+
+
+def _shown_values_meet(rows: np.ndarray) -> bool:
+    shown = [len(distinct(rows[:, j])) for j in range(rows.shape[1])]
+    top = [int(rows[:, j].max(initial=0)) + 1 for j in range(rows.shape[1])]
+    for a, b in itertools.combinations(range(rows.shape[1]), 2):
+        if len(distinct(rows[:, a].astype(np.int64) * top[b] + rows[:, b])) != shown[a] * shown[b]:
+            return False
+    return True
+
+
+def _shown_values_linked(rows: np.ndarray) -> bool:
     n, k = rows.shape
-    if not n or any(len(distinct(rows[:, j])) != d for j, d in enumerate(sizes)):
-        return False
-    for j, d in enumerate(sizes):
-        if d < 2:
+    for j in range(k):
+        values = distinct(rows[:, j])
+        if len(values) < 2:
             continue
         rest = np.delete(rows, j, axis=1)
         ids = row_ids(rest)[0].astype(np.int64) if k > 1 else np.zeros(n, dtype=np.int64)
         order = np.lexsort((rows[:, j], ids))
-        a, b = ids[order], rows[order, j]
+        a, b = ids[order], rows[order, j].astype(np.int64)
         same = (a[1:] == a[:-1]) & (b[1:] != b[:-1])
+        d = int(values[-1]) + 1
         parent = list(range(d))
 
         def root(u: int) -> int:
@@ -451,9 +470,9 @@ def neighbours_link_every_value(rows: np.ndarray, sizes) -> bool:
                 parent[u] = parent[parent[u]]
                 u = parent[u]
             return u
-        for code in distinct(b[:-1][same].astype(np.int64) * d + b[1:][same]).tolist():
+        for code in distinct(b[:-1][same] * d + b[1:][same]).tolist():
             parent[root(code // d)] = root(code % d)
-        if len({root(u) for u in range(d)}) > 1:
+        if len({root(int(u)) for u in values}) > 1:
             return False
     return True
 

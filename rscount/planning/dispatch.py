@@ -11,6 +11,8 @@ itself; ``countrss --explain`` prints it. Steps are tried in order:
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 
 from ..counters import COUNTERS
@@ -90,7 +92,6 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     steps: list = []
     task = problem.task
     if backend is None and not approx and problem.map_class == "free" and free_is_complete(problem):
-        import dataclasses
         return Plan(problem.describe(), (Step(
             "as", ("complete",), ("on every concept vector" if problem.support.exhaustive else
                                   "on this support, which shows every value with every value of the other concepts,")
@@ -101,7 +102,6 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
         return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
-        import dataclasses
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
                                                   "the disentangled ones",
                           (dataclasses.replace(problem, map_class="disentangled"),)))
@@ -210,10 +210,13 @@ def _structured(problem: Problem, approx: bool) -> list:
         steps.append(Step("try", ("vector-join",), f"free maps on {problem.support.length} support vector(s): each "
                                                   f"one's maps (a bijection of concepts) joined over the source "
                                                   f"values they share"))
-    if (not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(problem)
+    as_complete = dataclasses.replace(problem, map_class="complete") if problem.map_class == "free" else problem
+    if (not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(as_complete)
             and not COUNTERS["clauses"].applies(problem) and not COUNTERS["modules"].applies(problem)):
         steps.append(Step("try", ("sources",), "some concepts no label reads: a complete map is a bijection of "
-                                              "concepts, so sum over the sources the read concepts take"))
+                                              "concepts, so sum over the sources the read concepts take" + (
+                                                  " (the free maps are complete ones on the values the support "
+                                                  "shows)" if problem.map_class == "free" else "")))
     if COUNTERS["automorphism"].applies(problem):
         steps.append(Step("try", ("automorphism",), "exhaustive support: count the label-keeping symmetries of the "
                                                     "knowledge"))

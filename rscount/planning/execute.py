@@ -216,8 +216,10 @@ def _sources(problem: Problem, run: Run) -> CountResult:
             f"read, {split.sets:,} {'leaves' if split.sets == 1 else 'leave'} the labels a function of them "
             f"({len(split.rectangles)} up to symmetry), "
             f"each counted by the search ({nodes} partial maps) times the unread concepts' bijections onto the "
-            f"sources left")
-    own = split.sets == 1 and split.rectangles[0].sources == split.read  # the read concepts read themselves
+            f"sources left" + ("" if split.unshown == 1 else f", times {format_count(split.unshown).split(' (')[0]} "
+                               f"targets of the values no support vector shows (a free map sends each anywhere)"))
+    # the read concepts read themselves (and no value unshown on the support adds its targets to the weight)
+    own = split.sets == 1 and split.rectangles[0].sources == split.read and split.unshown == 1
     return CountResult(**_described(problem), count=total, exact=True, backend="sources(search)",
                        seconds=time.perf_counter() - start, warnings=problem.task.warnings, notes=(note,),
                        _enumerate=_enumerator(problem, None, total),

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import EncodingError, SupportError, brief
-from ..model.support import Support, every_value_meets_every_other, neighbours_link_every_value, parse_amount
+from ..model.support import Support, distinct, parse_amount, shown_values_stay_together
 from ..model.task import Task
 from ..runtime.lazy import cached_property
 
 __all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups",
-           "free_is_complete"]
+           "free_is_complete", "free_keeps_concepts", "shown_values"]
 
 MAP_CLASSES = {
     "free": "any value map A (one predicted value per ground-truth value); predicted concepts one-hot",
@@ -194,21 +194,35 @@ class Problem:
 
 def free_is_complete(problem: Problem) -> bool:
     """Whether the free maps of ``problem`` are its complete maps: on the exhaustive support, or on a listed one
-    that shows every value with every value of the other concepts (ConCon's sampled scenes; see
-    :func:`~rscount.model.support.every_value_meets_every_other`) or links each concept's values by vectors
-    differing in it alone (ConCon's listed scenes of one task; :func:`~rscount.model.support.neighbours_link_every_value`),
-    supervision or not."""
+    that shows every value of every concept and sends each concept's values to one predicted concept (see
+    :func:`free_keeps_concepts`), supervision or not."""
+    if problem.support.exhaustive:
+        return bool(problem.task.space_size)
+    return free_keeps_concepts(problem) and all(shown == d for shown, d in zip(shown_values(problem), problem.task.sizes))
+
+
+def free_keeps_concepts(problem: Problem) -> bool:
+    """Whether every free map of ``problem`` sends the values each concept shows on its (listed) support to one
+    predicted concept, one per concept: then the free maps are complete maps on the shown values, and values no
+    vector shows go anywhere (:func:`~rscount.model.support.shown_values_stay_together`: ConCon's sampled
+    scenes, where every two values meet, and its listed scenes of one task, where values are linked by scenes
+    differing in one concept)."""
     if problem.support.exhaustive:
         return bool(problem.task.space_size)
     if not problem.support.listed or not problem.support.length:
         return False
     key = id(problem.support)
-    if _FREE_IS_COMPLETE.get(key, (None,))[0] is not problem.support:
-        rows, sizes = problem.support.vectors, problem.task.sizes
-        _FREE_IS_COMPLETE.clear()  # one support at a time: the plan asks again for the problem it plans
-        _FREE_IS_COMPLETE[key] = (problem.support, every_value_meets_every_other(rows, sizes)
-                                  or neighbours_link_every_value(rows, sizes))
-    return _FREE_IS_COMPLETE[key][1]
+    if _KEEPS_CONCEPTS.get(key, (None,))[0] is not problem.support:
+        _KEEPS_CONCEPTS.clear()  # one support at a time: the plan asks again for the problem it plans
+        _KEEPS_CONCEPTS[key] = (problem.support, shown_values_stay_together(problem.support.vectors,
+                                                                            problem.task.sizes))
+    return _KEEPS_CONCEPTS[key][1]
 
 
-_FREE_IS_COMPLETE: dict = {}
+_KEEPS_CONCEPTS: dict = {}
+
+
+def shown_values(problem: Problem) -> tuple:
+    """How many values of each concept the (listed) support shows."""
+    rows = problem.support.vectors
+    return tuple(len(distinct(rows[:, j])) for j in range(problem.task.k))

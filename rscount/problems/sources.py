@@ -1,6 +1,7 @@
 """A complete problem as a sum over the source sets its read concepts may take.
 
-Under ``complete`` (and ``permutation``, and ``free`` where its maps are the complete ones) every map is a
+Under ``complete`` (and ``permutation``, and ``free`` where its maps send each concept's shown values to one
+predicted concept: then on the shown values, with any targets for the values no vector shows) every map is a
 bijection of concepts with any value maps: each predicted concept comes out one-hot from one source. Only the
 concepts the labels read meet them, so the count is a sum over the sets R of sources the read concepts take:
 the read concepts' maps onto R that keep every label (a :class:`Rectangle`, counted by the search) times the
@@ -20,7 +21,7 @@ import numpy as np
 from ..language.logic import variables
 from ..model.support import Support, interchangeable_values, label_ids, row_codes
 from ..model.task import Task
-from .problem import Problem, free_is_complete
+from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
 
 __all__ = ["Rectangle", "SourceSplit", "source_split", "splits_by_sources"]
@@ -64,10 +65,12 @@ class SourceSplit:
     candidates: int  # source sets of the right size
     sets: int  # those that leave the labels a function of the sources (``rectangles``: one per symmetry orbit)
     cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
+    unshown: int = 1  # free maps: the targets of the values no vector shows (in every weight)
 
 
 def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
-    """Under ``complete`` / ``permutation`` (and ``free`` where its maps are the complete ones), nothing
+    """Under ``complete`` / ``permutation`` (and ``free`` where its maps keep concepts together:
+    :func:`~rscount.problems.problem.free_keeps_concepts`; sources then have their shown values), nothing
     supervised, on a listed support: every complete map is a bijection of concepts with any value maps (each
     predicted concept comes out one-hot from one source), and only the read concepts meet the labels. So the
     count is a sum over the sets R of sources the read concepts take: the read concepts' maps onto R that keep
@@ -81,21 +84,34 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     read = tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
     unread = tuple(i for i in range(task.k) if i not in read)
     G = np.asarray(problem.support.vectors, dtype=np.int64)
+    sources, unshown = task.sizes, 1
+    if problem.map_class == "free":  # complete maps on the shown values; a value no vector shows goes anywhere
+        G, sources = _shown_ranks(G)
+        unshown = sum(task.sizes) ** (sum(task.sizes) - sum(sources))
     codes = label_ids(problem.labels)[0]
-    perms = _tuple_symmetries(task, G, codes)
+    perms = _tuple_symmetries(task, G, codes, sources)
     sub_task = keeping(task, read)
     unread_sizes = tuple(task.sizes[i] for i in unread)
     rects, weights, cores, sets = [], [], [], 0
-    for R, orbit in _label_functions(G, codes, task.sizes, len(read), perms, deadline):
+    for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline):
         sets += orbit
         rows, first = np.unique(G[:, list(R)], axis=0, return_index=True)
-        sizes = tuple(task.sizes[s] for s in R)
         rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
-                               problem.labels[first], R, sizes))
+                               problem.labels[first], R, tuple(sources[s] for s in R)))
         cores.append(_core(rects[-1], codes[first]))
-        weights.append(orbit * bijection_weight(unread_sizes, tuple(task.sizes[s] for s in range(task.k)
-                                                                    if s not in R)))
-    return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores))
+        weights.append(unshown * orbit * bijection_weight(unread_sizes, tuple(sources[s] for s in range(task.k)
+                                                                              if s not in R)))
+    return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores),
+                       unshown)
+
+
+def _shown_ranks(G: np.ndarray) -> tuple:
+    """(the rows with each value replaced by its rank among the values its column shows, those counts)."""
+    out, counts = np.empty_like(G), []
+    for j in range(G.shape[1]):
+        values, out[:, j] = np.unique(G[:, j], return_inverse=True)
+        counts.append(len(values))
+    return out, tuple(counts)
 
 
 MAX_TUPLE_PERMUTATIONS = 720
@@ -121,14 +137,14 @@ def _core(rect: Rectangle, codes: np.ndarray) -> Rectangle | None:
                                labels=rect.labels[keep])
 
 
-def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:
+def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple) -> list:
     """Column permutations that keep the labelled rows: the same permutation of the members of every concept
     group of one length (ConCon's objects), where each adjacent swap keeps them (then all do). Identity first."""
     identity = list(range(task.k))
     top = int(codes.max(initial=0)) + 1
 
     def labelled(rows: np.ndarray) -> np.ndarray:  # the rows with their labels, as a sorted code array
-        return np.sort(row_codes(rows, list(task.sizes)) * top + codes)
+        return np.sort(row_codes(rows, list(sizes)) * top + codes)
 
     by_length: dict = {}
     for g in task.groups:
@@ -136,7 +152,7 @@ def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray) -> list:
             by_length.setdefault(len(g), []).append([task.index(n) for n in g])
     for length, groups in sorted(by_length.items(), reverse=True):
         if math.factorial(length) > MAX_TUPLE_PERMUTATIONS or any(
-                len({task.sizes[c] for c in g}) > 1 for g in groups):
+                len({task.sizes[c] for c in g}) > 1 or len({sizes[c] for c in g}) > 1 for g in groups):
             continue
         def moved(order):
             perm = list(identity)
@@ -157,7 +173,7 @@ def splits_by_sources(problem: Problem) -> bool:
             or problem.map_class not in ("free", "complete", "permutation") or not problem.support.listed
             or problem.support.length > MAX_SOURCE_ROWS):
         return False
-    if problem.map_class == "free" and not free_is_complete(problem):
+    if problem.map_class == "free" and not free_keeps_concepts(problem):
         return False
     read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
     return 0 < len(read) < task.k and math.comb(task.k, len(read)) <= MAX_SOURCE_SETS
