@@ -19,7 +19,7 @@ from rscount.rules.dnf import hypotheses, rule_sequence, scene_space
 
 SIZES = [dict(objects=2, colors=2), dict(objects=2, colors=8), dict(objects=3, colors=2), dict(objects=3, colors=8),
          dict(objects=4, colors=2), dict(objects=4, colors=8)]
-CLASSES = ("disentangled", "shared", "complete")
+CLASSES = ("disentangled", "shared", "complete", "free")
 RULE_CLASSES = {"1 term, 2 predicates": dict(terms=1, literals=2, values=2),
                 "3 terms, 1 predicate": dict(terms=3, literals=1, values=2)}
 G = [[(("shape", "sphere"),), (("shape", "cube"), ("size", "small"))]]
@@ -41,7 +41,7 @@ def concept_row(mode: str, size: dict, cls: str, timeout: float) -> dict:
         r = rscount.count(tasks, map_class=cls, timeout=timeout)
     except rscount.RscountError as exc:
         return {"error": str(exc).split(";")[0][:160], "seconds": round(time.perf_counter() - start, 2)}
-    free = free_maps(tasks[0], cls) if cls != "complete" else 1
+    free = free_maps(tasks[0], cls) if cls in ("disentangled", "shared") else 1
     return {"support": [len(t.default_support) for t in tasks], "sampled": "sample" in tasks[0].notes[0],
             "alone": [t.count for t in r.per_task], "cumulative": list(r.cumulative), "forgets": list(r.forgets),
             "joint": r.count, "free": free, "joint_over_free": r.count // free if r.count % free == 0 else None,
@@ -104,8 +104,18 @@ def main(argv=None) -> int:
     if args.render:
         Path(args.page).write_text(page(json.loads((out / "results.json").read_text())["rows"]))
         return 0
-    if args.only:
-        rows = json.loads((out / "results.json").read_text())["rows"]
+    if args.only:  # recount the matching concept rows (adding those of a class new to CLASSES), keep the rest
+        old = json.loads((out / "results.json").read_text())["rows"]
+        key = lambda r: (r["kind"], r["mode"], r["size"], r.get("map_class", r.get("class")))
+        have = {key(r): r for r in old}
+        rows = []
+        for r in old:
+            rows.append(r)
+            if r["kind"] != "concepts" or r["map_class"] != CLASSES[-2]:
+                continue
+            for cls in CLASSES[-1:]:  # a class added after the page was written: its row after the one before
+                if ("concepts", r["mode"], r["size"], cls) not in have:
+                    rows.append({"kind": "concepts", "mode": r["mode"], "size": r["size"], "map_class": cls})
         for row in rows:
             if row["kind"] == "concepts" and any(t in f"{row['mode']}, {row['size']}, {row['map_class']}"
                                                  for t in args.only):
@@ -113,7 +123,7 @@ def main(argv=None) -> int:
                 row["result"] = concept_row(row["mode"], dict(objects=objects, colors=colors), row["map_class"],
                                             args.timeout)
                 print(json.dumps(row), flush=True)
-        return _write(rows, out, args.page)
+        return _write([r for r in rows if "result" in r], out, args.page)
     rows = []
     for size in SIZES:
         label = f"{size['objects']} objects, {size['colors']} colours"
