@@ -107,3 +107,34 @@ def test_concon_one_task_free_is_complete():
     assert free_is_complete(problem)
     assert rscount.count_problem(problem).count == 24_576 == rscount.count("concon-t1", params=dict(
         objects=2, colors=2), map_class="complete").count
+
+
+@pytest.mark.parametrize("seed", tiered(range(40), 8))
+def test_pair_weights_match_the_listed_maps(seed):
+    """The audit's confusion weights from the join: the tally over every optimal free map listed (brute force's
+    maps), cell by cell, on random small problems (supervision included)."""
+    from contract import oracle
+    from rscount.auditing.maps import list_maps
+    from rscount.auditing.relation import _tally
+    from rscount.counters.free.vectors import pair_weights
+    problem, expected = oracle(seed, "free")
+    maps = list_maps(problem, rscount.count_problem(problem, "bruteforce"), 100_000, None)
+    assert maps is not None and len(maps) == expected
+    got = pair_weights(problem, _NoDeadline())
+    for j, c in enumerate(_tally(problem, maps)):
+        d = len(c.values)
+        for v in range(d):
+            for u in range(d):
+                assert got.get((j, v, u), 0) == c.weights[v, u], (j, v, u, problem.describe())
+
+
+def test_kandinsky_example_free_audit_has_counts():
+    """The audit of rsbench's Kandinsky example under free counts its cells (it was existence only, pair by
+    pair through Ganak), each at most the count."""
+    from rscount.auditing.relation import confusion
+    problem = rscount.make_problem(rscount.load_config("knowledge/examples/kandinsky-two-colors.yml"),
+                                   map_class="free")
+    result = rscount.count_problem(problem)
+    rel = confusion(problem, result, seconds=60)
+    assert rel.weighted and rel.complete and "vector-join" in rel.method
+    assert all(0 < w <= result.count for c in rel.concepts for w in c.weights[c.possible])

@@ -104,6 +104,10 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
             c.possible[np.diag_indices(len(c.values))] = c.seen
             c.weights[np.diag_indices(len(c.values))] = c.seen.astype(int)
         return Relation(tuple(rel), "the identity is the only optimal map", True, True)
+    if problem.map_class == "free" and result.exact and not problem.parts:
+        by_vectors = _by_vectors(problem, None if seconds is None else seconds / 2)
+        if by_vectors is not None:
+            return by_vectors
     parts = independent_parts(problem)
     if parts is not None:
         return _from_parts(problem, parts, limit, seconds)
@@ -153,6 +157,25 @@ def _by_orbits(problem: Problem, result: CountResult, seconds: float | None) -> 
                 c.weights[v, u] = w
     return Relation(tuple(rel), f"exact from the {result.count:,} maps' group: its orbits on (concept, value) "
                                 f"points, no map listed", True, True)
+
+
+def _by_vectors(problem: Problem, seconds: float | None) -> Relation | None:
+    """Free maps on few support vectors (``vector-join``): each pair's weight is the total minus the maps whose
+    local maps avoid it at every vector showing its true value, each one join; None where the join does not
+    apply or does not finish."""
+    from ..counters.free.vectors import BACKEND, pair_weights
+    if not BACKEND.applies(problem):
+        return None
+    try:
+        weights = pair_weights(problem, Deadline(seconds, "the audit's vector join"))
+    except (BackendError, CountTimeout, MemoryError):
+        return None
+    rel = _empty(problem)
+    for (j, v, u), w in weights.items():
+        rel[j].possible[v, u] = True
+        rel[j].weights[v, u] = w
+    return Relation(tuple(rel), "exact from the support vectors' own maps joined (vector-join), one join per pair",
+                    True, True)
 
 
 # --- every map listed ----------------------------------------------------------------------------------------

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...errors import BackendError
+from ...model.support import distinct as distinct_values
 from ...model.support import grid
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, small_first
 
-__all__ = ["VectorJoin", "count_free", "MAX_LOCAL", "MAX_ROWS"]
+__all__ = ["VectorJoin", "count_free", "pair_weights", "MAX_LOCAL", "MAX_ROWS"]
 
 MAX_LOCAL = 1 << 21  # bijections x predicted vectors, a bound on the local maps of one vector
 MAX_VECTORS = 256  # support vectors whose local maps are listed
@@ -44,8 +46,19 @@ class _Table:
         bound = self.bound * width ** (len(self.keys) - len(keep))
         if not cols:
             return _Table([], np.zeros((1, 0), dtype=self.rows.dtype), _sum_by(self.counts, np.zeros(len(self.counts), dtype=np.int64), 1, bound), bound)
-        rows, inverse = np.unique(self.rows[:, cols], axis=0, return_inverse=True)
-        return _Table(list(keep), rows, _sum_by(self.counts, inverse.ravel(), len(rows), bound), bound)
+        rows, inverse = _distinct_rows(self.rows[:, cols], width)
+        return _Table(list(keep), rows, _sum_by(self.counts, inverse, len(rows), bound), bound)
+
+
+def _distinct_rows(rows: np.ndarray, width: int) -> tuple:
+    """(the distinct rows, each row's index among them) of a table of values below ``width``: through one
+    integer per row where they fit (np.unique on rows sorts them as bytes, ten times slower)."""
+    if width ** rows.shape[1] >= 1 << 62:
+        out, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return out, inverse.ravel()
+    codes = rows.astype(np.int64) @ (width ** np.arange(rows.shape[1], dtype=np.int64))
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return rows[first], inverse.ravel()
 
 
 def _sum_by(counts: np.ndarray, groups: np.ndarray, n: int, bound: int) -> np.ndarray:
@@ -55,14 +68,14 @@ def _sum_by(counts: np.ndarray, groups: np.ndarray, n: int, bound: int) -> np.nd
     return out
 
 
-def _join(a: _Table, b: _Table, deadline: Deadline) -> _Table:
+def _join(a: _Table, b: _Table, width: int, deadline: Deadline) -> _Table:
     """The rows of ``a`` and ``b`` that agree on their shared source values, counts multiplied."""
     shared = [v for v in a.keys if v in b.keys]
     rest = [v for v in b.keys if v not in a.keys]
     if shared:
         both = np.concatenate([a.rows[:, [a.keys.index(v) for v in shared]],
                                b.rows[:, [b.keys.index(v) for v in shared]]])
-        ids = np.unique(both, axis=0, return_inverse=True)[1].ravel()
+        ids = _distinct_rows(both, width)[1]
         ida, idb = ids[:len(a.rows)], ids[len(a.rows):]
     else:
         ida, idb = np.zeros(len(a.rows), dtype=np.int64), np.zeros(len(b.rows), dtype=np.int64)
@@ -94,6 +107,45 @@ def local_maps(offsets: np.ndarray, perms: np.ndarray, preds: np.ndarray) -> np.
 
 def count_free(problem, deadline: Deadline) -> tuple:
     """(number of optimal free maps, largest table joined) of ``problem`` by joining its vectors' local maps."""
+    local = _local(problem, deadline)
+    return _eliminate(local, [np.ones(len(rows), dtype=bool) for rows in local.rows], deadline)
+
+
+def pair_weights(problem, deadline: Deadline) -> dict:
+    """The confusion relation's weights: (concept j, true value v, predicted value u) -> the optimal free maps
+    that send some support vector whose j is v to a prediction whose j is u (the total minus those whose local
+    maps at every such vector avoid u at j), for the values the support shows; pairs with no map are left out."""
+    local = _local(problem, deadline)
+    everything = [np.ones(len(rows), dtype=bool) for rows in local.rows]
+    total = _eliminate(local, everything, deadline)[0]
+    out = {}
+    vectors = np.asarray(problem.support.vectors)
+    for j, d in enumerate(problem.task.sizes):
+        for v in distinct_values(vectors[:, j]):
+            at = np.flatnonzero(vectors[:, j] == v)
+            for u in range(d):
+                target = local.offsets[j] + u
+                keep = list(everything)
+                for r in at:
+                    keep[r] = ~(local.rows[r] == target).any(axis=1)
+                weight = total - _eliminate(local, keep, deadline)[0]
+                if weight:
+                    out[j, int(v), u] = weight
+    return out
+
+
+@dataclass(frozen=True)
+class _Local:
+    """Each support vector's local maps (``rows``, targets per source value in ``keys``) and the value ids."""
+
+    keys: list
+    rows: list
+    offsets: np.ndarray
+    width: int
+
+
+def _local(problem, deadline: Deadline) -> _Local:
+    """The local maps of every support vector of ``problem``."""
     task = problem.task
     sizes, k = task.sizes, task.k
     width = sum(sizes)
@@ -101,13 +153,8 @@ def count_free(problem, deadline: Deadline) -> tuple:
     perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
     space, every = task.evaluate_space(), grid(tuple(sizes))
     vectors = np.asarray(problem.support.vectors, dtype=np.int64)
-    keys = [[int(offsets[i] + vector[i]) for i in range(k)] for vector in vectors]
-    uses: dict = {}
-    for ks in keys:
-        for v in ks:
-            uses[v] = uses.get(v, 0) + 1
     by_labels: dict = {}
-    tables, listed = [], 0
+    keys, tables, listed = [], [], 0
     for r, (vector, labels) in enumerate(zip(vectors, problem.labels)):
         deadline.check()
         label_key = tuple(int(x) for x in labels)
@@ -117,14 +164,26 @@ def count_free(problem, deadline: Deadline) -> tuple:
         for c in problem.supervised(r, vector):
             preds = preds[preds[:, c] == vector[c]]
         rows = local_maps(offsets, perms, preds).astype(np.int16 if width < 1 << 15 else np.int64)
-        table = _Table(keys[r], rows, np.ones(len(rows), dtype=np.int64), 1)
-        if any(uses[v] == 1 for v in keys[r]):  # source values only this vector shows: summed out at once
-            table = table.project([v for v in keys[r] if uses[v] > 1], width)
-        listed += len(table.rows)
+        listed += len(rows)
         if listed > MAX_ROWS:
             raise BackendError(f"vector-join: the support vectors' local maps pass {MAX_ROWS:,} rows")
-        tables.append(table)
-    total, largest = width ** (width - len(uses)), max(len(t.rows) for t in tables)
+        keys.append([int(offsets[i] + vector[i]) for i in range(k)])
+        tables.append(rows)
+    return _Local(keys, tables, offsets, width)
+
+
+def _eliminate(local: _Local, keep: list, deadline: Deadline) -> tuple:
+    """(the maps whose targets for the shown source values are, at every vector, one of its local maps kept by
+    ``keep``, times any target for the values no vector shows; the largest table joined)."""
+    width = local.width
+    uses: dict = {}
+    for ks in local.keys:
+        for v in ks:
+            uses[v] = uses.get(v, 0) + 1
+    total = width ** (width - len(uses))
+    tables = [_Table(ks, rows[mask], np.ones(int(mask.sum()), dtype=np.int64), 1)
+              for ks, rows, mask in zip(local.keys, local.rows, keep)]
+    largest = max(len(t.rows) for t in tables)
     while tables:
         deadline.check()
         uses = {}
@@ -138,9 +197,9 @@ def count_free(problem, deadline: Deadline) -> tuple:
                 total *= int(t.counts.sum()) if len(t.counts) else 0
         tables = [t for t in tables if t.keys]
         if not total or not tables:
-            break
+            return (total if not tables else 0), largest
         a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
-        joined = _join(tables[a], tables[b], deadline)
+        joined = _join(tables[a], tables[b], width, deadline)
         largest = max(largest, len(joined.rows))
         tables = [t for i, t in enumerate(tables) if i not in (a, b)] + [joined]
     return total, largest
