@@ -183,7 +183,7 @@ def _eliminate(local: _Local, keep: list, deadline: Deadline) -> tuple:
     total = width ** (width - len(uses))
     tables = [_Table(ks, rows[mask], np.ones(int(mask.sum()), dtype=np.int64), 1)
               for ks, rows, mask in zip(local.keys, local.rows, keep)]
-    largest = max(len(t.rows) for t in tables)
+    largest = max((len(t.rows) for t in tables), default=0)
     while tables:
         deadline.check()
         uses = {}
