@@ -93,8 +93,11 @@ def test_relation_from_listed_maps_matches_brute_force(map_class, seed):
 
 @pytest.mark.parametrize("map_class", CLASSES)
 @pytest.mark.parametrize("seed", tiered(range(8, 14), 2))
-def test_relation_through_the_cnf_matches_brute_force(map_class, seed):
-    """limit=0 lists no map: existence by SAT per pair, weights by Ganak under unit assumptions."""
+def test_relation_through_the_cnf_matches_brute_force(map_class, seed, monkeypatch):
+    """limit=0 lists no map: existence by SAT per pair, weights by Ganak under unit assumptions (free maps too:
+    not by the vector join, tested in test_vectors.py)."""
+    import rscount.auditing.relation as relation
+    monkeypatch.setattr(relation, "_by_vectors", lambda problem, seconds: None)
     check_relation(random_problem(seed, map_class), limit=0)
 
 
@@ -273,6 +276,7 @@ def test_lazy_rows_decide_existence_like_brute_force(map_class, seed, monkeypatc
     import rscount.auditing.relation as relation
     monkeypatch.setattr(relation, "LAZY_ROWS", 0)
     monkeypatch.setattr(relation, "NARROWER", {})  # no witnesses from narrower classes: SAT decides every pair
+    monkeypatch.setattr(relation, "_by_vectors", lambda problem, seconds: None)  # free: not by the join either
     problem = random_problem(seed, map_class)
     result = rscount.count_problem(problem)
     rel = confusion(problem, result, limit=0, seconds=None)
