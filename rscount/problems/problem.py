@@ -198,7 +198,7 @@ def free_is_complete(problem: Problem) -> bool:
     :func:`free_keeps_concepts`), supervision or not."""
     if problem.support.exhaustive:
         return bool(problem.task.space_size)
-    return free_keeps_concepts(problem) and all(shown == d for shown, d in zip(shown_values(problem), problem.task.sizes))
+    return free_keeps_concepts(problem) and shown_values(problem) == tuple(problem.task.sizes)
 
 
 def free_keeps_concepts(problem: Problem) -> bool:

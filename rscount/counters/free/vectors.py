@@ -33,21 +33,25 @@ MAX_SPACE = 1 << 20  # predicted vectors whose labels are evaluated
 INT64_SAFE = 1 << 62
 
 
+@dataclass(eq=False)
 class _Table:
     """Counts over assignments of some source values' targets: ``keys`` the source values (global ids),
     ``rows`` their targets (one column each), ``counts`` per row, ``bound`` a bound on any count."""
 
-    def __init__(self, keys: list, rows: np.ndarray, counts: np.ndarray, bound: int):
-        self.keys, self.rows, self.counts, self.bound = keys, rows, counts, bound
+    keys: list
+    rows: np.ndarray
+    counts: np.ndarray
+    bound: int
 
     def project(self, keep: list, width: int) -> "_Table":
         """Sum the counts over the source values not in ``keep`` (each has ``width`` targets)."""
         cols = [self.keys.index(v) for v in keep]
         bound = self.bound * width ** (len(self.keys) - len(keep))
-        if not cols:
-            return _Table([], np.zeros((1, 0), dtype=self.rows.dtype), _sum_by(self.counts, np.zeros(len(self.counts), dtype=np.int64), 1, bound), bound)
-        rows, inverse = _distinct_rows(self.rows[:, cols], width)
-        return _Table(list(keep), rows, _sum_by(self.counts, inverse, len(rows), bound), bound)
+        if cols:
+            rows, groups = _distinct_rows(self.rows[:, cols], width)
+        else:
+            rows, groups = np.zeros((1, 0), dtype=self.rows.dtype), np.zeros(len(self.counts), dtype=np.int64)
+        return _Table(list(keep), rows, _sum_by(self.counts, groups, len(rows), bound), bound)
 
 
 def _distinct_rows(rows: np.ndarray, width: int) -> tuple:
