@@ -427,7 +427,7 @@ def neighbours_link_every_value(rows: np.ndarray, sizes) -> bool:
     return _every_value_shown(rows, sizes) and _shown_values_linked(rows)
 
 
-def shown_values_stay_together(rows: np.ndarray, sizes) -> bool:
+def shown_values_stay_together(rows: np.ndarray) -> bool:
     """Whether every free map sends the values each concept shows on the support to one predicted concept, a
     different one per concept (a bijection of concepts, with value maps on the shown values). So it does where
     every two shown values of different concepts share a vector: they go to different predicted concepts, so

@@ -12,7 +12,6 @@ itself; ``countrss --explain`` prints it. Steps are tried in order:
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass, field
 
 from ..counters import COUNTERS

@@ -2,8 +2,9 @@
 
 :func:`rscount.planning.dispatch.plan` decides the steps (a value, printed by ``--explain``); here each step kind has
 its runner: ``as`` counts another problem (and scales by free factors), ``parts`` multiplies independent parts,
-``try`` gives a structural counter its share of the time left (half, or :data:`~rscount.planning.dispatch.TRY_SHARE`), and ``run`` / ``race`` run the generic counters. A
-runner returns a result or raises :class:`GaveUp` to hand on to the next step.
+``try`` gives a structural counter its share of the time left (half, or
+:data:`~rscount.planning.dispatch.TRY_SHARE`), and ``run`` / ``race`` run the generic counters. A runner returns a
+result or raises :class:`GaveUp` to hand on to the next step.
 """
 from __future__ import annotations
 
@@ -236,8 +237,8 @@ def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:
     except BackendError as exc:
         if not run.timed_out or isinstance(exc, CountTimeout):
             raise
-        raise CountTimeout(f"{'; '.join(run.timed_out)} (their share of the time limit), and the generic counters cannot "
-                           f"take this problem ({exc}); raise timeout=") from None
+        raise CountTimeout(f"{'; '.join(run.timed_out)} (their share of the time limit), and the generic counters "
+                           f"cannot take this problem ({exc}); raise timeout=") from None
     return dataclasses.replace(result, seconds=time.perf_counter() - run.began,
                                notes=tuple(run.notes) + result.notes)
 

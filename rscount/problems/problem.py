@@ -211,18 +211,23 @@ def free_keeps_concepts(problem: Problem) -> bool:
         return bool(problem.task.space_size)
     if not problem.support.listed or not problem.support.length:
         return False
-    key = id(problem.support)
-    if _KEEPS_CONCEPTS.get(key, (None,))[0] is not problem.support:
-        _KEEPS_CONCEPTS.clear()  # one support at a time: the plan asks again for the problem it plans
-        _KEEPS_CONCEPTS[key] = (problem.support, shown_values_stay_together(problem.support.vectors,
-                                                                            problem.task.sizes))
-    return _KEEPS_CONCEPTS[key][1]
-
-
-_KEEPS_CONCEPTS: dict = {}
+    return _shown(problem)[0]
 
 
 def shown_values(problem: Problem) -> tuple:
     """How many values of each concept the (listed) support shows."""
-    rows = problem.support.vectors
-    return tuple(len(distinct(rows[:, j])) for j in range(problem.task.k))
+    return _shown(problem)[1]
+
+
+def _shown(problem: Problem) -> tuple:
+    """(whether the support's shown values stay together, how many each concept shows), for one support at a
+    time by identity: the plan asks again for the problem it plans (0.25 s on ConCon's 517,536 scenes)."""
+    support = problem.support
+    if _SHOWN.get("support") is not support:
+        rows = support.vectors
+        _SHOWN.update(support=support, facts=(shown_values_stay_together(rows),
+                                              tuple(len(distinct(rows[:, j])) for j in range(problem.task.k))))
+    return _SHOWN["facts"]
+
+
+_SHOWN: dict = {}
