@@ -59,7 +59,7 @@ def table(rows: list) -> str:
             continue
         how = ("map counts" if r["weighted"] else "existence only") + ("" if r["complete"] else ", some undecided")
         fix = ("-" if r["values_count"] is None else
-               f"{len(r['values_fix'])} items -> {r['values_count']}" + (" (smallest)" if r["values_minimal"]
+               f"{len(r['values_fix'])} items -> {short_count(r['values_count'])}" + (" (smallest)" if r["values_minimal"]
                                                                           else ""))
         unread = f" (x {short_count(r['free_maps'])} maps of {len(r['unread'])} unread concepts)"
         count = f"{short_count(r['read_count'])}{unread}" if r.get("unread") else short_count(r["count"])

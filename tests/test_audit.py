@@ -486,3 +486,19 @@ def test_data_fix_stops_where_a_count_runs_out_of_time(monkeypatch):
     monkeypatch.setattr(fixes, "_count", slow)
     fix = data_fix(problem, result.count, None, seconds=None)
     assert result.count == 336 and fix.vectors == () and "did not finish (search timed out after 0.5 s)" in fix.note
+
+
+def test_large_cells_are_short_and_say_so():
+    """Cells of 10^6 maps or more show four digits and the power of ten (the exact count is in the JSON), so a
+    joint class's table stays readable; the text says once that cells are rounded."""
+    from rscount.auditing.cells import cell_text
+    from rscount.results.count import compact_count
+    result = audit("mnadd-evenodd", map_class="joint")
+    text = str(result)
+    assert "prints every digit" not in text.split("What a model may confuse")[1].split("Cheapest fixes")[0]
+    assert "to four digits" in text
+    c = next(c for c in result.relation.concepts if not c.identifiable)
+    v, u = map(int, np.argwhere(c.possible)[0])
+    n = int(c.weights[v, u])
+    assert cell_text(c, v, u) == compact_count(n) and float(compact_count(n)) == pytest.approx(float(n), rel=1e-3)
+    assert [compact_count(x) for x in (0, 999_999, 1_234_567, -10 ** 40)] == ["0", "999999", "1.234e6", "-1.000e40"]

@@ -6,9 +6,9 @@ import html
 
 import numpy as np
 
-from ..results.count import format_count
+from ..results.count import compact_count
 
-__all__ = ["SCALE_HTML", "cell_text", "matrix_html", "matrix_text", "shares_of"]
+__all__ = ["SCALE_HTML", "cell_text", "matrix_html", "matrix_text", "shares_of", "rounded"]
 
 
 def shares_of(c, total: int) -> np.ndarray:
@@ -27,12 +27,17 @@ def shares_of(c, total: int) -> np.ndarray:
     return out
 
 
+def rounded(c) -> bool:
+    """Whether some cell of ``c`` is shown to four digits (its count reaches 10^6)."""
+    return c.weights is not None and any(int(w) >= 10 ** 6 for w in np.asarray(c.weights, dtype=object).ravel())
+
+
 def cell_text(c, v: int, u: int) -> str:
     if c.undecided[v, u]:
         return "?"
     if not c.possible[v, u]:
         return "."
-    return "x" if c.weights is None else format_count(int(c.weights[v, u]))
+    return "x" if c.weights is None else compact_count(int(c.weights[v, u]))
 
 
 def matrix_text(c) -> list:

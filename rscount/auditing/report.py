@@ -8,7 +8,7 @@ import numpy as np
 
 from ..files.writing import show_or_save
 from ..results.count import CountResult, format_count, json_int
-from .cells import SCALE_HTML, cell_text, matrix_html, matrix_text, shares_of
+from .cells import SCALE_HTML, cell_text, matrix_html, matrix_text, rounded, shares_of
 from .curve import Curve, plot_curve
 from .fixes import DataFix, SupervisionFix, smallest_sufficient
 from .relation import Relation
@@ -128,6 +128,8 @@ class Audit:
             if c.identifiable:
                 continue
             lines += ["", f"  {c.name}"] + ["    " + line for line in matrix_text(c)]
+        if any(rounded(c) for c in self.relation.concepts if not c.identifiable):
+            lines += ["", "  (cells of 10^6 maps or more to four digits; --json gives every digit)"]
         safe = self.identifiable
         if safe:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]

@@ -435,6 +435,14 @@ def format_count(n: int | None, short: bool = False) -> str:
     return head if short else f"{head} ({digits} digits; --json prints every digit)"
 
 
+def compact_count(n: int) -> str:
+    """A count for a table cell: in full below 10^6, else four digits and the power of ten (1.234e56)."""
+    if abs(n) < 10 ** 6:
+        return str(n)
+    digits, lead = _leading(abs(n))
+    return f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1}"
+
+
 def headline_count(n: int | None) -> str:
     """A count for a headline: in full, with its power of ten where it has over 6 digits."""
     if n is None or abs(n) < 10 ** 6:
