@@ -39,6 +39,7 @@ def run(task: str, map_class: str, timeout: float) -> dict:
             "read_count": data.get("read_count", data["count"]), "unread": data.get("unread_concepts", []),
             "free_maps": data.get("free_maps", 1),
             "relation": data["relation"]["method"], "weighted": data["relation"]["weighted"],
+            "rounded": data["relation"].get("rounded", False),
             "complete": data["relation"]["complete"], "identifiable": len(data["identifiable"]),
             "concepts": len(data["concepts"]), "values_fix": fix.get("supervise_values"),
             "values_count": fix.get("supervise_values_count"), "values_minimal": fix.get("supervise_values_minimal")}
@@ -57,7 +58,7 @@ def table(rows: list) -> str:
         if "error" in r:
             lines.append(f"| {r['task']} | {r['map_class']} | error: {_error(r['error'])} | | | | {r['wall']:.1f} |")
             continue
-        how = ("map counts" if r["weighted"] else "existence only") + ("" if r["complete"] else ", some undecided")
+        how = ("map counts" if r["weighted"] else "map counts to 4 digits" if r.get("rounded") else "existence only") + ("" if r["complete"] else ", some undecided")
         fix = ("-" if r["values_count"] is None else
                f"{len(r['values_fix'])} items -> {short_count(r['values_count'])}" + (" (smallest)" if r["values_minimal"]
                                                                           else ""))

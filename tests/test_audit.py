@@ -91,6 +91,31 @@ def test_relation_from_listed_maps_matches_brute_force(map_class, seed):
     check_relation(random_problem(seed, map_class), limit=50_000)
 
 
+@pytest.mark.parametrize("seed", tiered(range(8), 3))
+def test_joint_cells_past_the_exact_limit_are_the_brute_force_counts_to_four_digits(seed, monkeypatch):
+    """Past JOINT_WEIGHT_BITS the joint cells are kept as log10 (the exact ones would have millions of digits):
+    on small random tasks with the limit lowered, each is log10 of the brute-force count, and shows the same."""
+    import math
+
+    import rscount.auditing.relation as relation
+    from rscount.auditing.cells import cell_text, shares_of
+    from rscount.results.count import compact_count
+    problem = random_problem(seed, "joint")
+    result = rscount.count_problem(problem)
+    expected = brute_joint_relation(problem)
+    monkeypatch.setattr(relation, "JOINT_WEIGHT_BITS", 0)
+    rel = confusion(problem, result, limit=50_000, seconds=None)
+    assert rel.rounded and not rel.weighted and rel.complete
+    for c, want in zip(rel.concepts, expected):
+        assert {(v, u) for v, u in zip(*np.nonzero(c.possible))} == set(want)
+        shares = shares_of(c, result.count)
+        for (v, u), n in want.items():
+            assert c.log10_weights[v, u] == pytest.approx(math.log10(n), abs=1e-9)
+            assert shares[v, u] == pytest.approx(n / result.count, rel=1e-9)
+            if n < 10 ** 6 or str(n)[4:8] not in ("9999", "0000"):  # not a hair from the next fourth digit
+                assert cell_text(c, v, u) == compact_count(n)
+
+
 @pytest.mark.parametrize("map_class", CLASSES)
 @pytest.mark.parametrize("seed", tiered(range(8, 14), 2))
 def test_relation_through_the_cnf_matches_brute_force(map_class, seed, monkeypatch):
@@ -502,3 +527,18 @@ def test_large_cells_are_short_and_say_so():
     n = int(c.weights[v, u])
     assert cell_text(c, v, u) == compact_count(n) and float(compact_count(n)) == pytest.approx(float(n), rel=1e-3)
     assert [compact_count(x) for x in (0, 999_999, 1_234_567, -10 ** 40)] == ["0", "999999", "1.234e6", "-1.000e40"]
+
+
+@pytest.mark.slow
+def test_kand_logic_joint_audit_has_counts_in_its_cells():
+    """Kand-Logic's joint count has 2.9 million digits: the audit's cells are its counts to four digits (all
+    but a tiny share of the maps make every possible confusion), not marks of existence."""
+    result = audit("kand-logic", map_class="joint")
+    assert result.relation.rounded and result.relation.complete
+    c = result.relation.concepts[0]
+    assert c.possible.all()
+    from rscount.auditing.cells import cell_text
+    assert {cell_text(c, v, u) for v in range(3) for u in range(3)} == {"2.346e2914532"}
+    assert "10^-" in result.relation.notes[0]
+    data = result.to_dict()
+    assert data["relation"]["rounded"] and data["concepts"][0]["values"][0]["predicted_log10"]["square"] > 2914532

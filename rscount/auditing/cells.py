@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 
-from ..results.count import compact_count
+from ..results.count import compact_count, compact_log10, log10_count
 
 __all__ = ["SCALE_HTML", "cell_text", "matrix_html", "matrix_text", "shares_of", "rounded"]
 
@@ -16,6 +16,9 @@ def shares_of(c, total: int) -> np.ndarray:
     count is not known (existence only) or undecided, so that no cell looks surer than it is."""
     d = len(c.values)
     out = np.zeros((d, d))
+    if c.log10_weights is not None:
+        out[c.possible] = np.minimum(10 ** (c.log10_weights[c.possible] - log10_count(total)), 1.0) if total else np.nan
+        return out
     if c.weights is None:
         out[c.possible | c.undecided] = np.nan
         return out
@@ -29,6 +32,8 @@ def shares_of(c, total: int) -> np.ndarray:
 
 def rounded(c) -> bool:
     """Whether some cell of ``c`` is shown to four digits (its count reaches 10^6)."""
+    if c.log10_weights is not None:
+        return bool((c.log10_weights[c.possible] >= 6).any())
     return c.weights is not None and any(int(w) >= 10 ** 6 for w in np.asarray(c.weights, dtype=object).ravel())
 
 
@@ -37,6 +42,8 @@ def cell_text(c, v: int, u: int) -> str:
         return "?"
     if not c.possible[v, u]:
         return "."
+    if c.log10_weights is not None:
+        return compact_log10(float(c.log10_weights[v, u]))
     return "x" if c.weights is None else compact_count(int(c.weights[v, u]))
 
 

@@ -21,7 +21,7 @@ from ..counters.base import Deadline, run_isolated
 from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..model.support import Support
 from ..problems.problem import Problem, Supervision
-from ..results.count import CountResult
+from ..results.count import CountResult, log10_count
 from .maps import MapTable, apply_map, list_maps
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
@@ -42,6 +42,8 @@ class ConceptRelation:
     weights: np.ndarray | None = field(repr=False)  # object ints (d, d), None where only existence is known
     undecided: np.ndarray = field(repr=False)  # bool (d, d): neither shown possible nor ruled out
     seen: np.ndarray = field(repr=False)  # bool (d,): the value occurs in the support
+    log10_weights: np.ndarray | None = field(default=None, repr=False)  # float (d, d): log10 of each cell's
+    # count where the exact counts are too long to hold (the joint class past JOINT_WEIGHT_BITS)
 
     @property
     def identifiable(self) -> bool:
@@ -68,6 +70,7 @@ class Relation:
     weighted: bool
     complete: bool  # every pair decided
     notes: tuple = ()
+    rounded: bool = False  # not weighted, but every cell's count known to about nine digits (log10_weights)
 
 
 def _empty(problem: Problem) -> list:
@@ -300,7 +303,10 @@ def _joint(problem: Problem, result: CountResult) -> Relation:
         hist.append([np.bincount(grid[mask, j], minlength=d) for j, d in enumerate(task.sizes)])
     total = result.count
     weighted = total.bit_length() <= JOINT_WEIGHT_BITS
+    log_total, fewest = log10_count(total), math.inf
     for j, d in enumerate(task.sizes):
+        if not weighted:
+            rel[j] = replace(rel[j], weights=None, log10_weights=np.full((d, d), -np.inf))
         for v in range(d):
             times = np.bincount(which[vectors[:, j] == v], minlength=len(keys)).tolist()
             if not any(times):
@@ -314,11 +320,19 @@ def _joint(problem: Problem, result: CountResult) -> Relation:
                 if weighted:
                     kept = math.prod((e_size[k] - int(hist[k][j][u])) ** n for k, n in present)
                     rel[j].weights[v, u] = total - kept * (total // whole)
+                    continue
+                # the share of maps that never do it: prod over g of (|E(g)| - those with u at j) / |E(g)|
+                missing = sum(n * (math.log10(1 - int(hist[k][j][u]) / e_size[k]) if hist[k][j][u] < e_size[k]
+                                   else -math.inf) for k, n in present)
+                fewest = min(fewest, -missing)
+                rel[j].log10_weights[v, u] = log_total + math.log1p(-10 ** missing) / math.log(10)
     if weighted:
         return Relation(tuple(rel), "closed form of the joint class", True, True)
-    plain = tuple(replace(c, weights=None) for c in rel)
-    return Relation(plain, f"closed form of the joint class (which pairs occur, exactly; the counts in the cells "
-                           f"would have about {int(total.bit_length() * 0.30103):,} digits each)", False, True)
+    digits = f"{int(total.bit_length() * 0.30103):,}"
+    note = ("every possible confusion is made by all optimal maps" if fewest == math.inf else
+            f"every possible confusion is made by all but at most a 10^-{fewest:,.0f} share of the optimal maps")
+    return Relation(tuple(rel), f"closed form of the joint class (cells: counts to four digits, from their log10; "
+                                f"the exact counts would have about {digits} digits each)", False, True, (note,), True)
 
 
 # --- through the CNF: SAT for existence, a counter per pair for weights --------------------------------------

@@ -70,6 +70,9 @@ class Audit:
                 predicted = {_text(c.values[u]): json_int(c.weight(v, u)) for u in range(len(c.values))
                              if c.possible[v, u]}
                 entry = {"value": _text(value), "fixed": c.fixed(v), "predicted": predicted}
+                if c.log10_weights is not None:  # counts of millions of digits: their log10 instead
+                    entry["predicted_log10"] = {_text(c.values[u]): round(float(c.log10_weights[v, u]), 6)
+                                                for u in range(len(c.values)) if c.possible[v, u]}
                 if not c.seen[v]:
                     entry["in_support"] = False
                 undecided = [_text(c.values[u]) for u in range(len(c.values)) if c.undecided[v, u]]
@@ -84,6 +87,7 @@ class Audit:
             "map_class": self.result.map_class, "support": self.result.support,
             "support_size": self.result.support_size, "supervision": self.result.supervision,
             "relation": {"method": self.relation.method, "weighted": self.relation.weighted,
+                         "rounded": self.relation.rounded,
                          "complete": self.relation.complete, "notes": list(self.relation.notes)},
             "concepts": concepts, "identifiable": self.identifiable, "fix": fix,
             "classes": {k: json_int(v[0]) for k, v in self.classes.items()},
@@ -119,8 +123,8 @@ class Audit:
         lines += [
                  f"identifiable  {', '.join(self.identifiable) or only}"
                  + (" (no map of the class fits these labels with this head)" if r.exact and r.count == 0 else ""),
-                 f"relation      {self.relation.method}" + ("" if self.relation.weighted else
-                                                            " (existence only: cells show 'x', not map counts)")]
+                 f"relation      {self.relation.method}" + ("" if self.relation.weighted or self.relation.rounded
+                                                            else " (existence only: cells show 'x', not map counts)")]
         lines += [f"note          {n}" for n in self.relation.notes]
         lines.append("")
         lines.append("What a model may confuse (rows: true value, columns: predicted; cells: optimal maps doing it)")
@@ -129,7 +133,8 @@ class Audit:
                 continue
             lines += ["", f"  {c.name}"] + ["    " + line for line in matrix_text(c)]
         if any(rounded(c) for c in self.relation.concepts if not c.identifiable):
-            lines += ["", "  (cells of 10^6 maps or more to four digits; --json gives every digit)"]
+            lines += ["", "  (cells of 10^6 maps or more to four digits; --json gives " +
+                      ("each cell's log10)" if self.relation.rounded else "every digit)")]
         safe = self.identifiable
         if safe:
             lines += ["", f"  identifiable (every optimal map predicts them right): {', '.join(safe)}"]
@@ -235,7 +240,8 @@ class Audit:
             plot_curve(self.curve, axes[0][-1])
         if image is not None:
             bar = fig.colorbar(image, ax=list(axes[0][:len(shown)]), fraction=0.04)
-            bar.set_label("share of the optimal maps" if self.relation.weighted else "possible (existence only)")
+            bar.set_label("share of the optimal maps" if self.relation.weighted or self.relation.rounded
+                          else "possible (existence only)")
         fig.suptitle(f"{self.result.task}: {format_count(self.result.read_count)} optimal maps "
                      f"({self.result.map_class})" + (f"; {len(self.result.unread)} unread concepts not shown"
                                                      if self.result.unread else ""), fontsize=10)
@@ -254,7 +260,10 @@ class Audit:
                     text = cell_text(c, v, u)
                     if text != ".":
                         dark = np.isfinite(shares[v, u]) and shares[v, u] > 0.6
-                        ax.text(u, v, text if len(text) <= 6 else text.split(" (")[0][:6], ha="center",
+                        if len(text) > 6:  # 1.234e56 -> 1.2e56 (cutting the text would change the number)
+                            mantissa, _, power = text.partition("e")
+                            text = f"{mantissa[:3]}e{power}"
+                        ax.text(u, v, text, ha="center",
                                 va="center", fontsize=7, color="white" if dark else "black")
         ax.set_title(c.name)
         ax.set_xticks(range(d), [str(x) for x in c.values], rotation=90)
