@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import EncodingError, SupportError, TaskError
-from ..model.support import Support, exhaustive
+from ..model.support import Support, exhaustive, row_ids
 from ..model.task import Concept, Label, Task, domain_text
 from .problem import IMPLICIT_GROUPS, Part, Problem, Supervision, domain_groups
 
@@ -179,14 +179,15 @@ def _as_single(problem: Problem) -> tuple | None:
     texts = [tuple(repr(task.labels[t].expr) for t in part.labels) for part in parts]
     same_concepts = len({part.concepts for part in parts}) == 1
     if same_concepts and len(set(texts)) == 1 and len({part.supervision.concepts for part in parts}) == 1:
-        merged, which = {}, {}
-        for part in parts:
-            for r in part.rows:
-                key = tuple(int(x) for x in rows[r])
-                merged.setdefault(key, len(merged))
-                if r in part.supervision.vectors:
-                    which[merged[key]] = True
-        vectors = np.array(list(merged), dtype=np.int64).reshape(-1, task.k)
+        index = np.concatenate([np.arange(part.rows.start, part.rows.stop) for part in parts])
+        ids, first = row_ids(rows[index])
+        order = np.argsort(first, kind="stable")  # the distinct rows in the order they first occur
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        vectors = np.asarray(rows[index[first[order]]], dtype=np.int64).reshape(-1, task.k)
+        offsets = np.cumsum([0] + [len(part.rows) for part in parts])
+        which = {int(rank[ids[offset + r - part.rows.start]]) for part, offset in zip(parts, offsets)
+                 for r in part.supervision.vectors if r in part.rows}
         one = dataclasses.replace(task, labels=tuple(task.labels[t] for t in parts[0].labels), groups=task.groups)
         sup = Supervision(frozenset(which), parts[0].supervision.concepts + added)
         support = exhaustive(one) if len(vectors) == one.space_size else Support(vectors, f"union of {len(parts)} supports")
