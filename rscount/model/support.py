@@ -137,6 +137,12 @@ def row_ids(table: np.ndarray) -> tuple:
 
 def clashes(keys: np.ndarray, wants: np.ndarray) -> bool:
     """Whether two rows with the same key want different things (a map that cannot tell them apart fails)."""
+    if len(keys) < 2:
+        return False
+    top, low = int(wants.max()) + 1, int(min(keys.min(), wants.min()))
+    if low >= 0 and int(keys.max()) < (1 << 62) // top:  # key and want as one number: a sort, no gather
+        both = np.sort(keys * top + wants)
+        return bool(((both[1:] // top == both[:-1] // top) & (both[1:] != both[:-1])).any())
     order = np.argsort(keys)
     same = keys[order][1:] == keys[order][:-1]
     wants = wants[order]
