@@ -1,7 +1,9 @@
 """The free class: maps joined vector by vector (counters/free/vectors.py) against brute force and Ganak, and the
 supports on which free maps are the complete ones."""
+import itertools
 import random
 
+import numpy as np
 import pytest
 from contract import Contract
 from tiers import tiered
@@ -99,6 +101,51 @@ def test_linked_values_make_free_maps_complete():
     assert only_linked >= 3
 
 
+@pytest.mark.parametrize("seed", tiered(range(6), 2))
+def test_linked_classes_keep_every_free_map_on_concepts(seed):
+    """The linking's fixpoint (classes merge when two rows hold them with the same classes everywhere else)
+    against brute force on sparse random supports: where it says every column ends in one class, every way of
+    sending shown values to predicted concepts that hits each predicted concept once per row keeps each
+    concept's values together; some supports are linked only through classes, not values differing alone."""
+    from rscount.model.support import _shown_values_linked, distinct
+    rng = random.Random(seed)
+    checked = through_classes = 0
+    while checked < 12 or through_classes < 2:
+        k = rng.randint(2, 3)
+        sizes = [rng.randint(2, 3) for _ in range(k)]
+        rows = np.array(sorted({tuple(rng.randrange(d) for d in sizes) for _ in range(rng.randint(3, 10))}))
+        shown = [(j, v) for j in range(k) for v in distinct(rows[:, j]).tolist()]
+        keeps = True
+        for targets in itertools.product(range(k), repeat=len(shown)):
+            to = dict(zip(shown, targets))
+            if all(len({to[(j, int(r[j]))] for j in range(k)}) == k for r in rows):
+                keeps &= all(len({to[(j, v)] for (i, v) in shown if i == j}) == 1 for j in range(k))
+        linked = _shown_values_linked(rows)
+        if linked:
+            assert keeps, rows.tolist()
+            checked += 1
+            through_classes += not _values_differing_alone_link(rows)
+
+
+def _values_differing_alone_link(rows) -> bool:
+    """The older rule: each column's values linked by rows that differ in that column alone."""
+    k = rows.shape[1]
+    for j in range(k):
+        values = sorted(set(rows[:, j].tolist()))
+        parent = {v: v for v in values}
+
+        def root(u):
+            while parent[u] != u:
+                u = parent[u]
+            return u
+        for a, b in itertools.combinations(rows.tolist(), 2):
+            if all(a[i] == b[i] for i in range(k) if i != j) and a[j] != b[j]:
+                parent[root(a[j])] = root(b[j])
+        if len({root(v) for v in values}) > 1:
+            return False
+    return True
+
+
 def test_concon_one_task_free_is_complete():
     """ConCon t1 at 2 objects: no blue object meets a cylinder of the other, yet every value is linked, so the
     free count is the complete one (24,576 with 2 colours; it timed out before)."""
@@ -138,3 +185,14 @@ def test_kandinsky_example_free_audit_has_counts():
     rel = confusion(problem, result, seconds=60)
     assert rel.weighted and rel.complete and "vector-join" in rel.method
     assert all(0 < w <= result.count for c in rel.concepts for w in c.weights[c.possible])
+
+
+def test_concon_task_three_free_links_sizes_through_classes():
+    """ConCon t3 at 2 objects: a small and a large size never differ alone in a scene, but scenes differing in
+    a size and only in linked values elsewhere tie them, so the free count is the complete one: 12,042,240 with
+    2 colours (Ganak's count on the free problem's CNF, 116 s on 2026-11-27; was not counted)."""
+    from rscount.problems.problem import free_is_complete
+    problem = rscount.make_problem("concon-t3", params=dict(objects=2, colors=2), map_class="free")
+    assert free_is_complete(problem)
+    assert rscount.count_problem(problem).count == 12_042_240 == rscount.count("concon-t3", params=dict(
+        objects=2, colors=2), map_class="complete").count

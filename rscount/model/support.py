@@ -439,8 +439,10 @@ def shown_values_stay_together(rows: np.ndarray) -> bool:
     every two shown values of different concepts share a vector: they go to different predicted concepts, so
     the predicted concepts each concept's values reach are disjoint, and k nonempty disjoint sets among k
     predicted concepts are single ones; and where each concept's shown values are linked by vectors differing
-    in it alone: the other concepts' values of two such vectors hit the same k - 1 predicted concepts, so both
-    vectors' values of the concept go to the one left. Values the support never shows go anywhere."""
+    in it alone (or only in values already linked, in every other concept: ConCon task 3 at 2 objects, whose
+    small and large sizes never differ alone): the other concepts' values of two such vectors hit the same
+    k - 1 predicted concepts, so both vectors' values of the concept go to the one left. Values the support
+    never shows go anywhere."""
     return len(rows) > 0 and (_shown_values_meet(rows) or _shown_values_linked(rows))
 
 
@@ -458,29 +460,41 @@ def _shown_values_meet(rows: np.ndarray) -> bool:
 
 
 def _shown_values_linked(rows: np.ndarray) -> bool:
+    """Whether each column's shown values end in one class, where two classes of a column merge when two rows
+    hold them and the same classes in every other column (values first, each its own class; repeated until
+    nothing merges): the other columns' classes then go to the same k - 1 predicted concepts in both rows, so
+    both classes go to the one left."""
     n, k = rows.shape
-    for j in range(k):
-        values = distinct(rows[:, j])
-        if len(values) < 2:
-            continue
-        rest = np.delete(rows, j, axis=1)
-        ids = row_ids(rest)[0].astype(np.int64) if k > 1 else np.zeros(n, dtype=np.int64)
-        order = np.lexsort((rows[:, j], ids))
-        a, b = ids[order], rows[order, j].astype(np.int64)
-        same = (a[1:] == a[:-1]) & (b[1:] != b[:-1])
-        d = int(values[-1]) + 1
-        parent = list(range(d))
+    rows = rows.astype(np.int64)
+    parent = [np.arange(int(rows[:, j].max(initial=0)) + 1) for j in range(k)]
 
-        def root(u: int) -> int:
-            while parent[u] != u:
-                parent[u] = parent[parent[u]]
-                u = parent[u]
-            return u
-        for code in distinct(b[:-1][same] * d + b[1:][same]).tolist():
-            parent[root(code // d)] = root(code % d)
-        if len({root(int(u)) for u in values}) > 1:
-            return False
-    return True
+    def root(p: np.ndarray, u: int) -> int:
+        while p[u] != u:
+            p[u] = p[p[u]]
+            u = int(p[u])
+        return u
+    while True:
+        merged = False
+        for j in range(k):
+            for a in range(k):  # flatten every column's classes: a row's class is its value's root
+                parent[a] = parent[a][parent[a]]
+            classes = np.column_stack([parent[a][rows[:, a]] for a in range(k)])
+            if len(distinct(classes[:, j])) < 2:
+                continue
+            rest = np.delete(classes, j, axis=1)
+            ids = row_ids(rest)[0].astype(np.int64) if k > 1 else np.zeros(n, dtype=np.int64)
+            order = np.lexsort((classes[:, j], ids))
+            a, b = ids[order], classes[order, j]
+            same = (a[1:] == a[:-1]) & (b[1:] != b[:-1])
+            d = len(parent[j])
+            for code in distinct(b[:-1][same] * d + b[1:][same]).tolist():
+                x, y = root(parent[j], code // d), root(parent[j], code % d)
+                if x != y:
+                    parent[j][x] = y
+                    merged = True
+        if not merged:
+            break
+    return all(len({root(parent[j], int(u)) for u in distinct(rows[:, j]).tolist()}) == 1 for j in range(k))
 
 
 MAX_CLASS_ROWS = 1 << 21  # rows checked for interchangeable values

@@ -93,7 +93,9 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     if backend is None and not approx and problem.map_class == "free" and free_is_complete(problem):
         return Plan(problem.describe(), (Step(
             "as", ("complete",), ("on every concept vector" if problem.support.exhaustive else
-                                  "on this support, which shows every value with every value of the other concepts,")
+                                  "on this support, which shows every value and ties each concept's values together "
+                                  "(every two values of different concepts meet in a vector, or vectors differing "
+                                  "in one concept alone link its values),")
             + " a predicted concept that must come out one-hot reads all values of one concept, so the free maps "
             "are the complete ones", (dataclasses.replace(problem, map_class="complete"),)),))
     if problem.parts:
