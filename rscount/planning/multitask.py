@@ -19,6 +19,7 @@ from ..model.task import Task
 from ..problems.problem import Problem
 from ..problems.union import join, merged_groups, task_names, union_concepts
 from ..results.count import CountResult, TaskCount, format_count
+from ..runtime.limits import GRACE
 from .execute import count_problem
 
 __all__ = ["is_several", "per_task", "count_tasks"]
@@ -57,6 +58,10 @@ def support_per_task(support, n: int) -> list:
     return per_task(support, n, "support=", one)
 
 
+JOB_MARGIN = 2 * GRACE  # seconds the counts after the joint one leave to the whole command's limit: a count that
+# overruns its share by its backstop's grace is then stopped as itself, not as the whole command
+
+
 def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exact: bool | None = None,
                 approx: bool = False, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1,
                 timeout: float | None = None, memory_mb: int | None = None,
@@ -75,6 +80,8 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
         """Count the problem ``make`` builds (after the time check: a join lists a union of supports); with
         ``pending`` counts still to come, this one gets its share of the time left, and None where it misses."""
         left = None if timeout is None else timeout - (time.perf_counter() - began)
+        if left is not None and pending:  # its own time limit must fire before the whole command's
+            left -= JOB_MARGIN
         if left is not None and left <= 0:
             if pending:
                 missed.append(what)
