@@ -477,7 +477,8 @@ def _shown_values_linked(rows: np.ndarray) -> bool:
         merged = False
         for j in range(k):
             for a in range(k):  # flatten every column's classes: a row's class is its value's root
-                parent[a] = parent[a][parent[a]]
+                while not np.array_equal(parent[a][parent[a]], parent[a]):
+                    parent[a] = parent[a][parent[a]]
             classes = np.column_stack([parent[a][rows[:, a]] for a in range(k)])
             if len(distinct(classes[:, j])) < 2:
                 continue
