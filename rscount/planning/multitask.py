@@ -60,6 +60,7 @@ def support_per_task(support, n: int) -> list:
 
 JOB_MARGIN = 2 * GRACE  # seconds the counts after the joint one leave to the whole command's limit: a count that
 # overruns its share by its backstop's grace is then stopped as itself, not as the whole command
+RETRY_SECONDS = 5.0  # a count that missed its share is tried again where the others left this much each
 
 
 def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exact: bool | None = None,
@@ -118,6 +119,12 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     jobs += [(("alone", t), lambda p=p: join([p], every, groups), f"task {names[t]} over every concept")
              for t, p in enumerate(problems) if t and not same[t]]
     got = {key: run(make, what, len(jobs) - i) for i, (key, make, what) in enumerate(jobs)}
+    retry = [(key, make, what) for key, make, what in jobs if got[key] is None]
+    for i, (key, make, what) in enumerate(retry):  # what the others left over, to the ones that missed their share
+        if timeout - (time.perf_counter() - began) - JOB_MARGIN < RETRY_SECONDS * (len(retry) - i):
+            break
+        missed.remove(what)
+        got[key] = run(make, what, len(retry) - i)
     got.setdefault(("upto", 0), got[("own", 0)])
     cumulative = [got[("upto", t)] for t in range(n - 1)] + [joint]
     own = [got[("own", t)] for t in range(n)]
