@@ -175,6 +175,18 @@ def test_pair_weights_match_the_listed_maps(seed):
                 assert got.get((j, v, u), 0) == c.weights[v, u], (j, v, u, problem.describe())
 
 
+@pytest.mark.parametrize("seed", tiered(range(40), 8))
+def test_listed_maps_are_brute_force_maps(seed):
+    """The audit lists free maps on few vectors by the join (no sum taken): the same set of maps brute force
+    finds, on random small problems (supervision included)."""
+    from contract import oracle
+    from rscount.counters.free.vectors import list_free
+    from rscount.counters.generic.bruteforce import BACKEND as brute
+    problem, expected = oracle(seed, "free")
+    joined = list_free(problem, _NoDeadline())
+    assert len(joined) == expected and set(joined) == set(brute.enumerate(problem, None, None))
+
+
 def test_kandinsky_example_free_audit_has_counts():
     """The audit of rsbench's Kandinsky example under free counts its cells (it was existence only, pair by
     pair through Ganak), each at most the count."""

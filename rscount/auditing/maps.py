@@ -87,6 +87,8 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
         elif problem.inference == "knowledge" and not problem.parts and valuemaps.applies(problem):
             maps = valuemaps.list_valuemaps(problem, deadline)
+        elif COUNTERS["vector-join"].applies(problem) and (joined := _joined(problem, deadline)) is not None:
+            maps = joined
         else:
             maps = list(result.maps(None, seconds))
     except (RscountError, MemoryError):
@@ -95,6 +97,16 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
         raise BackendError(f"listing the optimal maps of {problem.task.name} gave {len(maps)}, the count says "
                            f"{result.count}; please report this with the task and options")
     return maps
+
+
+def _joined(problem: Problem, deadline: Deadline) -> list | None:
+    """Free maps on few vectors listed by joining the vectors' own maps (None where the join grows too large:
+    SAT enumeration then)."""
+    from ..counters.free.vectors import list_free
+    try:
+        return list_free(problem, deadline)
+    except BackendError:
+        return None
 
 
 def kills(m: ConceptMap, problem: Problem, vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from ...model.support import grid
 from ...results.count import Tally
 from ..base import Counter, Deadline, Options, small_first
 
-__all__ = ["VectorJoin", "count_free", "pair_weights", "MAX_LOCAL", "MAX_ROWS"]
+__all__ = ["VectorJoin", "count_free", "list_free", "pair_weights", "MAX_LOCAL", "MAX_ROWS"]
 
 MAX_LOCAL = 1 << 21  # bijections x predicted vectors, a bound on the local maps of one vector
 MAX_VECTORS = 256  # support vectors whose local maps are listed
@@ -135,6 +135,33 @@ def pair_weights(problem, deadline: Deadline) -> dict:
                 weight = total - _eliminate(local, keep, deadline)[0]
                 if weight:
                     out[j, int(v), u] = weight
+    return out
+
+
+def list_free(problem, deadline: Deadline) -> list:
+    """Every optimal free map of ``problem`` (as :class:`~rscount.results.count.ConceptMap`): the vectors' local
+    maps joined without summing anything out, each row a choice of targets for the shown source values, times
+    every target of the values no vector shows. Far faster than SAT enumeration with blocking clauses."""
+    from ...results.count import ConceptMap
+    task, local = problem.task, _local(problem, deadline)
+    tables = [_Table(ks, rows, np.ones(len(rows), dtype=np.int64), 1) for ks, rows in zip(local.keys, local.rows)]
+    while len(tables) > 1:
+        a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
+        joined = _join(tables[a], tables[b], local.width, deadline)
+        tables = [t for i, t in enumerate(tables) if i not in (a, b)] + [joined]
+    shown = tables[0].keys if tables else []
+    unshown = [v for v in range(local.width) if v not in shown]
+    rows = tables[0].rows if tables else np.zeros((1, 0), dtype=np.int64)
+    where = {v: (int(np.searchsorted(local.offsets, v, "right")) - 1) for v in range(local.width)}
+    target = [(where[t], t - int(local.offsets[where[t]])) for t in range(local.width)]
+    names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+    out = []
+    for row in rows.tolist():
+        deadline.check()
+        for rest in itertools.product(range(local.width), repeat=len(unshown)):
+            to = dict(zip(shown, row)) | dict(zip(unshown, rest))
+            out.append(ConceptMap(tuple(tuple(target[to[int(local.offsets[i]) + v]] for v in range(d))
+                                        for i, d in enumerate(task.sizes)), names, domains))
     return out
 
 
