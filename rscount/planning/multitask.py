@@ -121,7 +121,7 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     got = {key: run(make, what, len(jobs) - i) for i, (key, make, what) in enumerate(jobs)}
     retry = [(key, make, what) for key, make, what in jobs if got[key] is None]
     for i, (key, make, what) in enumerate(retry):  # what the others left over, to the ones that missed their share
-        if timeout - (time.perf_counter() - began) - JOB_MARGIN < RETRY_SECONDS * (len(retry) - i):
+        if timeout is None or timeout - (time.perf_counter() - began) - JOB_MARGIN < RETRY_SECONDS * (len(retry) - i):
             break
         missed.remove(what)
         got[key] = run(make, what, len(retry) - i)
