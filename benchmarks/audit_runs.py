@@ -58,10 +58,11 @@ def table(rows: list) -> str:
         if "error" in r:
             lines.append(f"| {r['task']} | {r['map_class']} | error: {_error(r['error'])} | | | | {r['wall']:.1f} |")
             continue
-        how = ("map counts" if r["weighted"] else "map counts to 4 digits" if r.get("rounded") else "existence only") + ("" if r["complete"] else ", some undecided")
+        how = ("map counts" if r["weighted"] else "map counts to 4 digits" if r.get("rounded") else
+               "existence only") + ("" if r["complete"] else ", some undecided")
         fix = ("-" if r["values_count"] is None else
-               f"{len(r['values_fix'])} items -> {short_count(r['values_count'])}" + (" (smallest)" if r["values_minimal"]
-                                                                          else ""))
+               f"{len(r['values_fix'])} items -> {short_count(r['values_count'])}"
+               + (" (smallest)" if r["values_minimal"] else ""))
         unread = f" (x {short_count(r['free_maps'])} maps of {len(r['unread'])} unread concepts)"
         count = f"{short_count(r['read_count'])}{unread}" if r.get("unread") else short_count(r["count"])
         lines.append(f"| {r['task']} | {r['map_class']} | {count} | {how} | {r['identifiable']}/{r['concepts']} "

@@ -70,7 +70,11 @@ class Relation:
     weighted: bool
     complete: bool  # every pair decided
     notes: tuple = ()
-    rounded: bool = False  # not weighted, but every cell's count known to about nine digits (log10_weights)
+
+    @property
+    def rounded(self) -> bool:
+        """Not weighted, but every cell's count known to about nine digits (``log10_weights``)."""
+        return bool(self.concepts) and all(c.log10_weights is not None for c in self.concepts)
 
 
 def _empty(problem: Problem) -> list:
@@ -332,7 +336,7 @@ def _joint(problem: Problem, result: CountResult) -> Relation:
     note = ("every possible confusion is made by all optimal maps" if fewest == math.inf else
             f"every possible confusion is made by all but at most a 10^-{fewest:,.0f} share of the optimal maps")
     return Relation(tuple(rel), f"closed form of the joint class (cells: counts to four digits, from their log10; "
-                                f"the exact counts would have about {digits} digits each)", False, True, (note,), True)
+                                f"the exact counts would have about {digits} digits each)", False, True, (note,))
 
 
 # --- through the CNF: SAT for existence, a counter per pair for weights --------------------------------------

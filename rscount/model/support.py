@@ -473,13 +473,15 @@ def _shown_values_linked(rows: np.ndarray) -> bool:
             p[u] = p[p[u]]
             u = int(p[u])
         return u
+
+    def flat(p: np.ndarray) -> np.ndarray:  # every value pointing at its root
+        while not np.array_equal(p[p], p):
+            p = p[p]
+        return p
+    classes = rows.copy()  # a row's class in each column: its value's root
     while True:
         merged = False
         for j in range(k):
-            for a in range(k):  # flatten every column's classes: a row's class is its value's root
-                while not np.array_equal(parent[a][parent[a]], parent[a]):
-                    parent[a] = parent[a][parent[a]]
-            classes = np.column_stack([parent[a][rows[:, a]] for a in range(k)])
             if len(distinct(classes[:, j])) < 2:
                 continue
             rest = np.delete(classes, j, axis=1)
@@ -493,9 +495,10 @@ def _shown_values_linked(rows: np.ndarray) -> bool:
                 if x != y:
                     parent[j][x] = y
                     merged = True
+            parent[j] = flat(parent[j])
+            classes[:, j] = parent[j][rows[:, j]]
         if not merged:
-            break
-    return all(len({root(parent[j], int(u)) for u in distinct(rows[:, j]).tolist()}) == 1 for j in range(k))
+            return all(len(distinct(classes[:, j])) == 1 for j in range(k))
 
 
 MAX_CLASS_ROWS = 1 << 21  # rows checked for interchangeable values

@@ -432,10 +432,8 @@ def format_count(n: int | None, short: bool = False) -> str:
         return "unknown"
     if abs(n) < 10 ** 30:
         return str(n)
-    m = abs(n)  # no str(m): Python refuses to print integers of over 4,300 digits
-    digits, lead = _leading(m)
-    head = f"{'-' if n < 0 else ''}{lead[0]}.{lead[1:]}e{digits - 1}"
-    return head if short else f"{head} ({digits} digits; --json prints every digit)"
+    head = compact_count(n)  # no str(n): Python refuses to print integers of over 4,300 digits
+    return head if short else f"{head} ({int(head.rpartition('e')[2]) + 1} digits; --json prints every digit)"
 
 
 def compact_count(n: int) -> str:

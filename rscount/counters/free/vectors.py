@@ -146,9 +146,7 @@ def list_free(problem, deadline: Deadline) -> list:
     task, local = problem.task, _local(problem, deadline)
     tables = [_Table(ks, rows, np.ones(len(rows), dtype=np.int64), 1) for ks, rows in zip(local.keys, local.rows)]
     while len(tables) > 1:
-        a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
-        joined = _join(tables[a], tables[b], local.width, deadline)
-        tables = [t for i, t in enumerate(tables) if i not in (a, b)] + [joined]
+        tables = _join_cheapest(tables, local.width, deadline)
     shown = tables[0].keys if tables else []
     unshown = [v for v in range(local.width) if v not in shown]
     rows = tables[0].rows if tables else np.zeros((1, 0), dtype=np.int64)
@@ -229,11 +227,15 @@ def _eliminate(local: _Local, keep: list, deadline: Deadline) -> tuple:
         tables = [t for t in tables if t.keys]
         if not total or not tables:
             return (total if not tables else 0), largest
-        a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
-        joined = _join(tables[a], tables[b], width, deadline)
-        largest = max(largest, len(joined.rows))
-        tables = [t for i, t in enumerate(tables) if i not in (a, b)] + [joined]
+        tables = _join_cheapest(tables, width, deadline)
+        largest = max(largest, len(tables[-1].rows))
     return total, largest
+
+
+def _join_cheapest(tables: list, width: int, deadline: Deadline) -> list:
+    """``tables`` with the pair :func:`_cost` ranks first replaced by their join (last)."""
+    a, b = min(itertools.combinations(range(len(tables)), 2), key=lambda p: _cost(tables[p[0]], tables[p[1]]))
+    return [t for i, t in enumerate(tables) if i not in (a, b)] + [_join(tables[a], tables[b], width, deadline)]
 
 
 def _cost(a: _Table, b: _Table) -> tuple:
