@@ -222,8 +222,8 @@ def test_class_and_label_counts():
         assert classes[cls][0] == rscount.count("mnadd-half", map_class=cls).count
     p = rscount.make_problem("mnmath")
     subsets = label_subsets(p, None)
-    assert [s for s, _, _ in subsets] == [("y1",), ("y2",)]
-    for labels, count, _ in subsets:
+    assert [s[0] for s in subsets] == [("y1",), ("y2",)]
+    for labels, count, _, _ in subsets:
         task = rscount.get_task("mnmath")
         sub = dataclasses.replace(task, labels=tuple(lab for lab in task.labels if lab.name in labels))
         assert count == rscount.count(sub).count
@@ -542,3 +542,18 @@ def test_kand_logic_joint_audit_has_counts_in_its_cells():
     assert "10^-" in result.relation.notes[0]
     data = result.to_dict()
     assert data["relation"]["rounded"] and data["concepts"][0]["values"][0]["predicted_log10"]["square"] > 2914532
+
+
+def test_joint_label_subsets_past_the_limit_give_their_size(monkeypatch):
+    """Past JOINT_SPACE vectors a joint label subset is given as about 10^X (its exact count has tens of
+    thousands of digits here, millions on SDD-OIA): X is the exact count's log10, rounded."""
+    from rscount.auditing import fixes
+    from rscount.results.count import log10_count
+    monkeypatch.setattr(fixes, "JOINT_SPACE", 0)
+    task = rscount.get_task("mnmath")
+    subsets = label_subsets(rscount.make_problem("mnmath", map_class="joint"), None)
+    assert [s[0] for s in subsets] == [("y1",), ("y2",)]
+    for labels, count, exact, why in subsets:
+        sub = dataclasses.replace(task, labels=tuple(lab for lab in task.labels if lab.name in labels))
+        exact_count = rscount.count(sub, map_class="joint").count
+        assert count is None and why == f"about 10^{log10_count(exact_count):,.0f} maps"

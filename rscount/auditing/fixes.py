@@ -493,10 +493,8 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
                                      "count it with --map-class")
             continue
         if cls == "joint" and problem.task.space_size > JOINT_SPACE:
-            from ..counters.symmetry.closedform import joint_log10
-            digits, exact = joint_log10(problem)
-            out[cls] = (None, False, f"{'about' if exact else 'at least'} 10^{digits:,.0f} maps: too many digits to "
-                                     f"write (over {JOINT_SPACE} concept vectors)")
+            out[cls] = (None, False, f"{_joint_size(problem)} maps: too many digits to write (over {JOINT_SPACE} "
+                                     f"concept vectors)")
             continue
         try:
             r = _count(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)), left)
@@ -549,8 +547,16 @@ def _lifted_apart(problem: Problem, cls: str) -> bool:
             and (cls in LOCAL) != (problem.map_class in LOCAL))
 
 
+def _joint_size(problem: Problem) -> str:
+    """'about 10^X' (or 'at least') for a joint count too large to write, from its log10 alone."""
+    from ..counters.symmetry.closedform import joint_log10
+    digits, exact = joint_log10(problem)
+    return f"{'about' if exact else 'at least'} 10^{digits:,.0f}"
+
+
 def label_subsets(problem: Problem, seconds: float | None = 10.0, most: int = 6) -> list:
-    """(label names, count) for every proper non-empty subset of the labels, smallest subsets first."""
+    """(label names, count, exact, why not) for every proper non-empty subset of the labels, smallest subsets
+    first. Joint counts past JOINT_SPACE vectors are given by their size alone (millions of digits each)."""
     task = problem.task
     n = len(task.labels)
     if n < 2 or n > most:
@@ -562,17 +568,21 @@ def label_subsets(problem: Problem, seconds: float | None = 10.0, most: int = 6)
         names = tuple(task.labels[i].name for i in subset)
         sub = dataclasses.replace(task, labels=tuple(task.labels[i] for i in subset),
                                   name=f"{task.name}[{','.join(names)}]")
+        if problem.map_class == "joint" and task.space_size > JOINT_SPACE:
+            size = _joint_size(dataclasses.replace(problem, task=sub))
+            out.append((names, None, False, f"{size} maps"))
+            continue
         try:
             r = _count(dataclasses.replace(problem, task=sub), left)
-            out.append((names, r.count, r.exact))
-        except RscountError:
-            out.append((names, None, False))
+            out.append((names, r.count, r.exact, ""))
+        except RscountError as exc:
+            out.append((names, None, False, str(exc).split(";")[0]))
     return out
 
 
 def smallest_sufficient(subsets: list) -> list:
     """The smallest label subsets that already leave count 1."""
-    ones = [s for s, c, exact in subsets if c == 1 and exact]
+    ones = [s for s, c, exact, _ in subsets if c == 1 and exact]
     if not ones:
         return []
     least = min(len(s) for s in ones)

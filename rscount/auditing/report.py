@@ -26,7 +26,7 @@ class Audit:
     supervise_concepts: SupervisionFix | None
     data: DataFix | None
     classes: dict  # class -> (count or None, exact, why not)
-    labels: list  # (label names, count, exact) per proper subset
+    labels: list  # (label names, count, exact, why not) per proper subset
     curve: Curve | None = None
     seconds: float = 0.0
     notes: tuple = field(default=())
@@ -91,7 +91,8 @@ class Audit:
                          "complete": self.relation.complete, "notes": list(self.relation.notes)},
             "concepts": concepts, "identifiable": self.identifiable, "fix": fix,
             "classes": {k: json_int(v[0]) for k, v in self.classes.items()},
-            "label_subsets": [{"labels": list(s), "count": json_int(c)} for s, c, _ in self.labels],
+            "label_subsets": [{"labels": list(s), "count": json_int(c)} | ({"why": why} if why else {})
+                              for s, c, _, why in self.labels],
             "labels_sufficient": [list(s) for s in smallest_sufficient(self.labels)],
             "seconds": round(self.seconds, 3), "notes": list(self.notes), "inference": self.result.inference,
         }
@@ -195,8 +196,8 @@ class Audit:
             lines.append(f"  add a task         {shown}")
         if self.labels:
             best = smallest_sufficient(self.labels)
-            subsets = "; ".join(f"{'+'.join(s)}: {format_count(c) if c is not None else 'n/a'}"
-                                for s, c, _ in self.labels)
+            subsets = "; ".join(f"{'+'.join(s)}: {format_count(c) if c is not None else why or 'not counted'}"
+                                for s, c, _, why in self.labels)
             lines.append(f"  labels             {subsets}")
             lines.append("                     " + (f"count 1 already with {' or '.join('+'.join(s) for s in best)}"
                                                  if best else "no proper subset of the labels leaves count 1"))
