@@ -18,6 +18,7 @@ from ..errors import BackendError, EncodingError
 from ..language.circuit import FALSE, Circuit, VarPool
 from ..results.count import ConceptMap
 from .problem import Problem
+from .sources import Rectangle
 
 __all__ = ["Encoding", "encode", "CNF_CLASSES"]
 
@@ -71,16 +72,19 @@ class Encoding:
         return out
 
 
-def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
-           sigma: tuple | None = None, deadline=None) -> Encoding:
-    """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`).
+def encode(problem: Problem | Rectangle, progress: Callable[[int, int], None] | None = None,
+           sigma: tuple | None = None, deadline=None, ordered: tuple = ()) -> Encoding:
+    """Return the CNF encoding of ``problem`` (map classes in :data:`CNF_CLASSES`), or of a source split's
+    :class:`~rscount.problems.sources.Rectangle` (its sources in place of the ground-truth concepts).
 
     With ``sigma`` (predicted concept i reads ground-truth concept ``sigma[i]``,
     a permutation) only the complete maps with that concept assignment are
-    encoded: the value maps of one block of the structural counter. A
+    encoded: the value maps of one block of the structural counter. ``ordered``
+    pairs (i, i') of predicted concepts make i' read a later ground-truth concept
+    than i (complete maps: one model per orbit of a symmetry that swaps them). A
     ``deadline`` (anything with ``check()``) is checked once per support vector.
     """
-    if not isinstance(problem, Problem):
+    if not isinstance(problem, (Problem, Rectangle)):
         raise TypeError(f"encode() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
     cls = problem.map_class
     if cls not in CNF_CLASSES:
@@ -88,9 +92,13 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
                             f"give a CNF counter); count it with backend=closed-form, or choose another map_class=")
     task = problem.task
     k, sizes = task.k, task.sizes
+    gt = problem.source_sizes if isinstance(problem, Rectangle) else sizes
     local = cls in ("disentangled", "shared")
     if sigma is not None and (local or sorted(sigma) != list(range(k))):
         raise EncodingError("a fixed concept assignment needs class complete/permutation and a permutation")
+    if ordered and (cls not in ("complete", "permutation") or sigma is not None):
+        raise EncodingError("ordered pairs of predicted concepts need class complete/permutation and no fixed "
+                            "concept assignment")
     rep = problem.representative
     if sigma is not None:
         allowed = [[sigma[i]] for i in range(k)]
@@ -101,7 +109,7 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
         for j in allowed[i]:
             readers[j].append(i)
     problem.support.vectors  # an exhaustive support too large to list says so now, before anything is built
-    n_alpha = sum(sizes[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or rep(j) == j)
+    n_alpha = sum(gt[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or rep(j) == j)
     if n_alpha > MAX_ALPHA:
         raise BackendError(f"the CNF encoding would need {n_alpha:,} alpha variables (limit {MAX_ALPHA:,}); "
                            f"use map_class=disentangled or shared, or a counter that needs no CNF")
@@ -120,17 +128,21 @@ def encode(problem: Problem, progress: Callable[[int, int], None] | None = None,
             alpha_keys[var] = (i, v, j, u)
         return var
 
-    columns = [(j, u) for j in range(k) if not local or rep(j) == j for u in range(sizes[j])]
+    columns = [(j, u) for j in range(k) if not local or rep(j) == j for u in range(gt[j])]
     # Creating the alpha variables before anything else makes them ids 1..m.
     rows_of = {(j, u): [A(i, v, j, u) for i in readers[j] for v in range(sizes[i])] for j, u in columns}
     alpha = tuple(sorted(alpha_keys))
     for lits in rows_of.values():  # Eq. 11: each gt value goes to exactly one predicted value
         circuit.exactly_one(lits)
     if cls in ("complete", "permutation") and sigma is None:
-        O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(sizes[j]))
+        O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(gt[j]))
              for i in range(k) for j in range(k)}  # Eq. 10
         for j in range(k):  # Eq. 14
             circuit.exactly_one([O[i, j] for i in range(k)])
+        for i, later in ordered:
+            for j in range(k):
+                for before in range(j + 1):
+                    circuit.add((-O[i, j], -O[later, before]))
         if cls == "permutation":  # Eq. 15
             for i in range(k):
                 circuit.exactly_one([O[i, j] for j in range(k)])

@@ -44,6 +44,8 @@ class Rectangle:
     sources: tuple  # the source concepts, as indices of the whole problem's task
     source_sizes: tuple
     map_class: str = "complete"
+    inference = "knowledge"  # read as a problem's (the search, the CNF encoding): K itself, one task
+    parts = ()
 
     def supervised(self, row: int, vector) -> tuple:
         return ()

@@ -11,17 +11,19 @@ SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # python-sat's CaDiCaL ignores interrupt(); Glucose stops when asked
 
 
-def models(encoding, limit=None, deadline=None, interruptible: bool = False):
-    """Yield the sets of true alpha variables of the optimal maps.
+def models(encoding, limit=None, deadline=None, interruptible: bool = False, on: tuple | None = None,
+           name: str = SOLVER):
+    """Yield the sets of true alpha variables of the optimal maps (with ``on``: the true ones of those
+    variables, each set once, where they determine what matters and the rest is counted apart).
 
-    A deadline is checked between models; ``interruptible`` also stops a long
+    ``name``: the SAT solver. A deadline is checked between models; ``interruptible`` also stops a long
     solve at the deadline (by solving with Glucose, which can be interrupted).
     """
     from pysat.solvers import Solver
 
-    alpha = encoding.alpha
+    alpha = encoding.alpha if on is None else on
     end = getattr(deadline, "end", None) if interruptible else None
-    with Solver(name=SOLVER if end is None else INTERRUPTIBLE, bootstrap_with=encoding.clauses) as solver:
+    with Solver(name=name if end is None else INTERRUPTIBLE, bootstrap_with=encoding.clauses) as solver:
         found = 0
         while limit is None or found < limit:
             if deadline is not None:

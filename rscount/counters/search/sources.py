@@ -1,17 +1,40 @@
 """A complete problem's count as a sum over the source sets of its read concepts (see
-:func:`rscount.problems.sources.source_split`): each set's rectangle counted by the search, after its core.
+:func:`rscount.problems.sources.source_split`): each set's rectangle counted by the search, after its core,
+or by listing its maps with SAT where the search does not finish quickly.
 
 Most source sets leave no map on a listed support (ConCon task 1: the colours cannot stand in for the
 shapes), and proving that by search over thousands of rows costs far more than over the rectangle's core:
 its rows with one value of each class the rows cannot tell apart (every map of the rectangle is one of the
-core's, so a core without maps proves the rectangle has none).
+core's, so a core without maps proves the rectangle has none). Where the search is still not done after
+QUICK_NODES partial maps, SAT proves emptiness or lists the few maps far sooner (:mod:`.listing`); past
+its MAX_MODELS maps the search counts the rectangle after all.
 """
 from __future__ import annotations
 
-from .branch import Search
+from .branch import CHECK_EVERY, Search
+from .listing import listed_count
+
+QUICK_NODES = 4 * CHECK_EVERY  # partial maps a rectangle's search may visit before SAT lists its maps
 
 
-def count_rectangles(split, deadline) -> tuple:
+class _Spent(Exception):
+    """A search used up its quick budget."""
+
+
+class _Budget:
+    """The deadline, and a stop after ``checks`` of its checks (one every CHECK_EVERY search nodes)."""
+
+    def __init__(self, deadline, checks: int):
+        self.deadline, self.left = deadline, checks
+
+    def check(self) -> None:
+        self.deadline.check()
+        self.left -= 1
+        if self.left < 0:
+            raise _Spent
+
+
+def count_rectangles(split, deadline, quick: int = QUICK_NODES) -> tuple:
     """(sum of weight x count over the rectangles of ``split``, partial maps visited)."""
     total, nodes = 0, 0
     for rect, weight, core in zip(split.rectangles, split.weights, split.cores or [None] * len(split.rectangles)):
@@ -21,7 +44,22 @@ def count_rectangles(split, deadline) -> tuple:
             nodes += search.nodes
             if empty:
                 continue
-        search = Search(rect, deadline)
-        total += weight * search.total()
-        nodes += search.nodes
+        count, visited = rectangle_count(rect, deadline, quick)
+        total += weight * count
+        nodes += visited
     return total, nodes
+
+
+def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
+    """(the number of maps of one rectangle, partial maps visited): a quick search, then SAT's list, then
+    the whole search."""
+    search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
+    try:
+        return search.total(), search.nodes
+    except _Spent:
+        pass
+    listed = listed_count(rect, search.state.block_of, deadline)
+    if listed is not None:
+        return listed, search.nodes
+    full = Search(rect, deadline)
+    return full.total(), search.nodes + full.nodes
