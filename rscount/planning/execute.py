@@ -208,16 +208,18 @@ def _sources(problem: Problem, run: Run) -> CountResult:
     left = None if run.timeout is None else run.timeout - (time.perf_counter() - start)
     if left is not None and left <= 0:
         raise CountTimeout("sources: no time left after finding the source sets; raise timeout=")
-    total, nodes = COUNTERS["search"].count_sum(split, Options(timeout=left, memory_mb=run.memory_mb,
+    total, nodes, listed = COUNTERS["search"].count_sum(split, Options(timeout=left, memory_mb=run.memory_mb,
                                                                progress=run.progress))
     task = problem.task
     names = ", ".join(task.concepts[i].name for i in split.read[:6]) + (" ..." if len(split.read) > 6 else "")
     note = (f"sources: a complete map is a bijection of concepts with any value maps, and only the read concepts "
             f"({names}) meet the labels; of the {split.candidates:,} sets of {len(split.read)} sources they may "
             f"read, {split.sets:,} {'leaves' if split.sets == 1 else 'leave'} the labels a function of them "
-            f"({len(split.rectangles)} up to symmetry), "
-            f"each counted by the search ({nodes} partial maps) times the unread concepts' bijections onto the "
-            f"sources left" + ("" if split.unshown == 1 else f", times {format_count(split.unshown).split(' (')[0]} "
+            f"({split.orbits} up to symmetry" + (f", {len(split.rectangles)} tables up to renaming of columns and "
+                                                 f"values" if len(split.rectangles) < split.orbits else "") + "), "
+            f"each counted by the search ({nodes} partial maps" + (f"; {listed} where it did not finish quickly "
+                                                                   f"by SAT, listing their maps" if listed else "")
+            + ") times the unread concepts' bijections onto the sources left" + ("" if split.unshown == 1 else f", times {format_count(split.unshown).split(' (')[0]} "
                                f"targets of the values no support vector shows (a free map sends each anywhere)"))
     # the read concepts read themselves (and no value unshown on the support adds its targets to the weight)
     own = split.sets == 1 and split.rectangles[0].sources == split.read and split.unshown == 1

@@ -21,6 +21,7 @@ import numpy as np
 from ..language.logic import variables
 from ..model.support import Support, interchangeable_values, label_ids, row_codes
 from ..model.task import Task
+from .isomorphism import same_table, table
 from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
 
@@ -65,9 +66,11 @@ class SourceSplit:
     read: tuple
     unread: tuple
     candidates: int  # source sets of the right size
-    sets: int  # those that leave the labels a function of the sources (``rectangles``: one per symmetry orbit)
+    sets: int  # those that leave the labels a function of the sources (``rectangles``: one per symmetry orbit,
+    # and one of the orbits whose labelled rows are one table up to renaming: :mod:`.isomorphism`)
     cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
     unshown: int = 1  # free maps: the targets of the values no vector shows (in every weight)
+    orbits: int = 0  # ``sets`` up to symmetry; ``rectangles`` keeps one of those that renaming makes one table
 
 
 def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
@@ -94,18 +97,25 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     perms = _tuple_symmetries(task, G, codes, sources)
     sub_task = keeping(task, read)
     unread_sizes = tuple(task.sizes[i] for i in unread)
-    rects, weights, cores, sets = [], [], [], 0
+    rects, weights, cores, tables, sets, orbits = [], [], [], [], 0, 0
     for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline):
-        sets += orbit
+        sets, orbits = sets + orbit, orbits + 1
         first = np.unique(row_codes(G[:, list(R)], [sources[s] for s in R]), return_index=True)[1]
         rows = G[np.ix_(first, list(R))]  # the distinct rows in order (np.unique on rows sorts bytes: slow)
+        weight = unshown * orbit * bijection_weight(unread_sizes, tuple(sources[s] for s in range(task.k)
+                                                                          if s not in R))
+        mine = table(rows, codes[first], tuple(sources[s] for s in R))
+        same = next((n for n, other in enumerate(tables) if same_table(mine, other)), None)
+        if same is not None:  # a renaming of a rectangle already kept: its count, this set's weight
+            weights[same] += weight
+            continue
         rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
                                problem.labels[first], R, tuple(sources[s] for s in R)))
         cores.append(_core(rects[-1], codes[first]))
-        weights.append(unshown * orbit * bijection_weight(unread_sizes, tuple(sources[s] for s in range(task.k)
-                                                                              if s not in R)))
+        weights.append(weight)
+        tables.append(mine)
     return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores),
-                       unshown)
+                       unshown, orbits)
 
 
 def _shown_ranks(G: np.ndarray) -> tuple:

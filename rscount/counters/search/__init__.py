@@ -27,8 +27,8 @@ count is multiplied by the blocks' factorials.
 
 The parts: :mod:`.tables` (star tables), :mod:`.state` (the state as plain
 data), :mod:`.propagate` (pruning), :mod:`.symmetries` (orbits), :mod:`.memo`
-(equal states), :mod:`.branch` (the search) and :mod:`.sources` (a sum over
-source sets).
+(equal states), :mod:`.branch` (the search), :mod:`.sources` (a sum over
+source sets) and :mod:`.listing` (a source set's maps listed by SAT).
 """
 from __future__ import annotations
 
@@ -77,7 +77,8 @@ class SearchCounter(Counter):
         return Tally(total, notes=(f"search: {nodes} partial maps visited",))
 
     def count_sum(self, split, options: Options) -> tuple:
-        """(sum of weight x count over a source split's rectangles, nodes visited), all in one child process
+        """(sum of weight x count over a source split's rectangles, nodes visited, rectangles whose maps SAT
+        listed), all in one child process
         (see :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")

@@ -35,8 +35,8 @@ class _Budget:
 
 
 def count_rectangles(split, deadline, quick: int = QUICK_NODES) -> tuple:
-    """(sum of weight x count over the rectangles of ``split``, partial maps visited)."""
-    total, nodes = 0, 0
+    """(sum of weight x count over the rectangles of ``split``, partial maps visited, rectangles SAT listed)."""
+    total, nodes, listed = 0, 0, 0
     for rect, weight, core in zip(split.rectangles, split.weights, split.cores or [None] * len(split.rectangles)):
         if core is not None:
             search = Search(core, deadline)
@@ -44,22 +44,23 @@ def count_rectangles(split, deadline, quick: int = QUICK_NODES) -> tuple:
             nodes += search.nodes
             if empty:
                 continue
-        count, visited = rectangle_count(rect, deadline, quick)
+        count, visited, by_sat = rectangle_count(rect, deadline, quick)
         total += weight * count
         nodes += visited
-    return total, nodes
+        listed += by_sat
+    return total, nodes, listed
 
 
 def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
-    """(the number of maps of one rectangle, partial maps visited): a quick search, then SAT's list, then
-    the whole search."""
+    """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search,
+    then SAT's list, then the whole search."""
     search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
     try:
-        return search.total(), search.nodes
+        return search.total(), search.nodes, False
     except _Spent:
         pass
     listed = listed_count(rect, search.state.block_of, deadline)
     if listed is not None:
-        return listed, search.nodes
+        return listed, search.nodes, True
     full = Search(rect, deadline)
-    return full.total(), search.nodes + full.nodes
+    return full.total(), search.nodes + full.nodes, False
