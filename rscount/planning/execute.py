@@ -212,15 +212,16 @@ def _sources(problem: Problem, run: Run) -> CountResult:
                                                                progress=run.progress))
     task = problem.task
     names = ", ".join(task.concepts[i].name for i in split.read[:6]) + (" ..." if len(split.read) > 6 else "")
+    tables = (f", {len(split.rectangles)} tables up to renaming of columns and values"
+              if len(split.rectangles) < split.orbits else "")
+    by_sat = f"; {listed} where it did not finish quickly by SAT, listing their maps" if listed else ""
+    unshown = ("" if split.unshown == 1 else f", times {format_count(split.unshown).split(' (')[0]} targets of the "
+               f"values no support vector shows (a free map sends each anywhere)")
     note = (f"sources: a complete map is a bijection of concepts with any value maps, and only the read concepts "
             f"({names}) meet the labels; of the {split.candidates:,} sets of {len(split.read)} sources they may "
             f"read, {split.sets:,} {'leaves' if split.sets == 1 else 'leave'} the labels a function of them "
-            f"({split.orbits} up to symmetry" + (f", {len(split.rectangles)} tables up to renaming of columns and "
-                                                 f"values" if len(split.rectangles) < split.orbits else "") + "), "
-            f"each counted by the search ({nodes} partial maps" + (f"; {listed} where it did not finish quickly "
-                                                                   f"by SAT, listing their maps" if listed else "")
-            + ") times the unread concepts' bijections onto the sources left" + ("" if split.unshown == 1 else f", times {format_count(split.unshown).split(' (')[0]} "
-                               f"targets of the values no support vector shows (a free map sends each anywhere)"))
+            f"({split.orbits} up to symmetry{tables}), each counted by the search ({nodes} partial maps{by_sat}) "
+            f"times the unread concepts' bijections onto the sources left{unshown}")
     # the read concepts read themselves (and no value unshown on the support adds its targets to the weight)
     own = split.sets == 1 and split.rectangles[0].sources == split.read and split.unshown == 1
     return CountResult(**_described(problem), count=total, exact=True, backend="sources(search)",

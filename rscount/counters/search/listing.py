@@ -1,9 +1,10 @@
 """A source split's rectangle counted by listing its maps with SAT, where the search proves little per node.
 
 On ConCon's 4 objects with 2 colours the search visits 60,000-350,000 partial maps to find that a source set
-with colours has no map, or that it has about 1,500; CaDiCaL proves the first and lists the second (48-102
-maps once the rule's object orders are fixed) in about a second. The maps are told apart by the entries of
-the source values some row shows; the values no row shows go to any value of their predicted concept.
+with colours has no map, or that it has about 1,500; MiniSat proves the first and lists the second (48-102
+maps once the rule's object orders are fixed) in a fraction of a second. The maps are told apart by the
+entries of the source values some row shows; the values no row shows go to any value of their predicted
+concept.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ...problems.encoding import encode
 from ..generic.enumerate import models
 
 MAX_MODELS = 4096  # maps listed before the rectangle goes back to the search
-SOLVER = "cadical195"
+SOLVER = "minisat22"  # on these CNFs 1.5-3x faster than CaDiCaL, proofs of no map and lists alike
 
 
 def listed_count(rect, blocks: dict, deadline, limit: int = MAX_MODELS) -> int | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from .branch import CHECK_EVERY, Search
 from .listing import listed_count
 
-QUICK_NODES = 4 * CHECK_EVERY  # partial maps a rectangle's search may visit before SAT lists its maps
+QUICK_NODES = 2 * CHECK_EVERY  # partial maps a rectangle's search may visit before SAT lists its maps
 
 
 class _Spent(Exception):
