@@ -257,3 +257,17 @@ def test_merging_renamed_source_sets_keeps_the_count(seed, monkeypatch):
     apart = source_split(problem)
     assert len(apart.rectangles) == apart.orbits == merged.orbits >= len(merged.rectangles)
     assert rscount.get_counter("search").count_sum(apart, rscount.counters.Options())[0] == total
+
+
+def test_a_rectangle_too_large_to_list_goes_to_the_search(monkeypatch):
+    """Past MAX_ROWS rows no CNF is built: the listing says None and the rectangle's count is the search's."""
+    from rscount.counters.base import Deadline
+    from rscount.counters.search import listing, sources
+    from rscount.counters.search.branch import Search
+    task, rows = _confounded(1, n=3, shapes=2, colours=3)
+    split = source_split(rscount.make_problem(task, map_class="complete", support=rows))
+    monkeypatch.setattr(listing, "MAX_ROWS", 0)
+    for rect in split.rectangles:
+        assert listing.listed_count(rect, {}, Deadline(None, "listing")) is None
+        count, _, by_sat = sources.rectangle_count(rect, Deadline(None, "search"), quick=0)
+        assert count == Search(rect, Deadline(None, "search")).total() and not by_sat

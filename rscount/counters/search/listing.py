@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import math
 
+from ...errors import BackendError
 from ...problems.encoding import encode
 from ..generic.enumerate import models
 
 MAX_MODELS = 4096  # maps listed before the rectangle goes back to the search
+MAX_ROWS = 1 << 14  # rows of a rectangle whose CNF is built (about 300 clauses a row, built in Python)
 SOLVER = "minisat22"  # on these CNFs 1.5-3x faster than CaDiCaL, proofs of no map and lists alike
 
 
 def listed_count(rect, blocks: dict, deadline, limit: int = MAX_MODELS) -> int | None:
     """The number of maps of ``rect`` (a :class:`~rscount.problems.sources.Rectangle`), or None where more than
     ``limit`` are left once the members of each block of ``blocks`` (the search's: interchangeable predicted
-    concepts) read sources in increasing order; each map listed stands for its block orders."""
+    concepts) read sources in increasing order; each map listed stands for its block orders. None also past
+    MAX_ROWS rows or the encoder's limits: the search counts those."""
+    if rect.support.length > MAX_ROWS:
+        return None
     ordered = tuple((a, b) for block in set(blocks.values()) for a, b in zip(block, block[1:]))
-    enc = encode(rect, ordered=ordered, deadline=deadline)
+    try:
+        enc = encode(rect, ordered=ordered, deadline=deadline)
+    except BackendError:  # the CNF would be too large
+        return None
     rows = rect.support.vectors
     shown = [set(rows[:, s].tolist()) for s in range(rect.task.k)]
     on = tuple(v for v in enc.alpha if enc.alpha_keys[v][3] in shown[enc.alpha_keys[v][2]])
