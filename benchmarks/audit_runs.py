@@ -50,6 +50,17 @@ def _error(stderr: str) -> str:
     return stderr.strip().split("countrss: error: ")[-1].strip()[:300]
 
 
+def _extras() -> str:
+    """Which optional speed-ups the runs had: python-flint (the heads extra) writes and multiplies the joint
+    counts of millions of digits (SDD-OIA's joint audit: 14.5 s with it, 23.5 s without, session 34)."""
+    try:
+        import flint  # noqa: F401
+    except ImportError:
+        return ", without python-flint"
+    return (", with python-flint (`pip install 'rscount[heads]'`; joint audits of millions of digits take "
+            "longer without it)")
+
+
 def table(rows: list) -> str:
     lines = ["| task | class | optimal maps (read concepts) | relation | identifiable | cheapest value supervision | "
              "wall (s) |",
@@ -93,7 +104,7 @@ def main() -> None:
     head = (f"# Audit times\n\nEvery library task on its default support, `countrss audit --task T --map-class C "
             f"--timeout {args.timeout:g}` in a fresh process (wall time, start-up included), on "
             f"{platform.machine()} with {__import__('os').cpu_count()} cores, "
-            f"{time.strftime('%Y-%m-%d')}. Regenerate with `python benchmarks/audit_runs.py`.\n\n")
+            f"{time.strftime('%Y-%m-%d')}{_extras()}. Regenerate with `python benchmarks/audit_runs.py`.\n\n")
     Path(args.out).write_text(head + table(rows))
     Path(args.out).with_suffix(".json").write_text(json.dumps(rows, indent=1))
 
