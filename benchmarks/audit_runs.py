@@ -53,9 +53,8 @@ def _error(stderr: str) -> str:
 def _extras() -> str:
     """Which optional speed-ups the runs had: python-flint (the heads extra) writes and multiplies the joint
     counts of millions of digits (SDD-OIA's joint audit: 14.5 s with it, 23.5 s without, session 34)."""
-    try:
-        import flint  # noqa: F401
-    except ImportError:
+    import importlib.util
+    if importlib.util.find_spec("flint") is None:
         return ", without python-flint"
     return (", with python-flint (`pip install 'rscount[heads]'`; joint audits of millions of digits take "
             "longer without it)")
