@@ -200,10 +200,10 @@ def test_listed_rectangles_match_the_search(seed):
     assert split is not None and split.rectangles
     for rect in split.rectangles:
         want = Search(rect, Deadline(None, "search")).total()
-        blocks = build_state(rect).block_of
-        assert listed_count(rect, blocks, Deadline(None, "listing")) == want
+        state = build_state(rect)
+        assert listed_count(rect, state, Deadline(None, "listing")) == want
         if want > 1:
-            assert listed_count(rect, blocks, Deadline(None, "listing"), limit=0) is None
+            assert listed_count(rect, state, Deadline(None, "listing"), limit=0) is None
 
 
 @pytest.mark.slow
@@ -264,10 +264,11 @@ def test_a_rectangle_too_large_to_list_goes_to_the_search(monkeypatch):
     from rscount.counters.base import Deadline
     from rscount.counters.search import listing, sources
     from rscount.counters.search.branch import Search
+    from rscount.counters.search.state import build_state
     task, rows = _confounded(1, n=3, shapes=2, colours=3)
     split = source_split(rscount.make_problem(task, map_class="complete", support=rows))
     monkeypatch.setattr(listing, "MAX_ROWS", 0)
     for rect in split.rectangles:
-        assert listing.listed_count(rect, {}, Deadline(None, "listing")) is None
+        assert listing.listed_count(rect, build_state(rect), Deadline(None, "listing")) is None
         count, _, by_sat = sources.rectangle_count(rect, Deadline(None, "search"), quick=0)
         assert count == Search(rect, Deadline(None, "search")).total() and not by_sat

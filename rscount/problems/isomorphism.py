@@ -53,14 +53,14 @@ def same_table(a: Table, b: Table) -> bool:
         for c in range(len(b.sizes)):
             if c in used or b.columns[c] != a.columns[j]:
                 continue
+            next_b = code_b * b.sizes[c] + b.rows[:, c]
+            sorted_b = np.sort(next_b)
             for rename in _renamings(a.values[j], b.values[c]):
                 steps[0] += 1
                 if steps[0] > MAX_STEPS:
                     return False
                 next_a = code_a * a.sizes[j] + rename[a.rows[:, j]]
-                next_b = code_b * b.sizes[c] + b.rows[:, c]
-                if np.array_equal(np.sort(next_a), np.sort(next_b)) and \
-                        extend(depth + 1, used | {c}, next_a, next_b):
+                if np.array_equal(np.sort(next_a), sorted_b) and extend(depth + 1, used | {c}, next_a, next_b):
                     return True
                 if steps[0] > MAX_STEPS:
                     return False

@@ -19,14 +19,14 @@ MAX_ROWS = 1 << 14  # rows of a rectangle whose CNF is built (about 300 clauses 
 SOLVER = "minisat22"  # on these CNFs 1.5-3x faster than CaDiCaL, proofs of no map and lists alike
 
 
-def listed_count(rect, blocks: dict, deadline, limit: int = MAX_MODELS) -> int | None:
+def listed_count(rect, state, deadline, limit: int = MAX_MODELS) -> int | None:
     """The number of maps of ``rect`` (a :class:`~rscount.problems.sources.Rectangle`), or None where more than
-    ``limit`` are left once the members of each block of ``blocks`` (the search's: interchangeable predicted
-    concepts) read sources in increasing order; each map listed stands for its block orders. None also past
-    MAX_ROWS rows or the encoder's limits: the search counts those."""
+    ``limit`` are left once the members of each block of the search's ``state`` (interchangeable predicted
+    concepts) read sources in increasing order; each map listed stands for its block orders (the state's
+    weight). None also past MAX_ROWS rows or the encoder's limits: the search counts those."""
     if rect.support.length > MAX_ROWS:
         return None
-    ordered = tuple((a, b) for block in set(blocks.values()) for a, b in zip(block, block[1:]))
+    ordered = tuple((a, b) for block in set(state.block_of.values()) for a, b in zip(block, block[1:]))
     try:
         enc = encode(rect, ordered=ordered, deadline=deadline)
     except BackendError:  # the CNF would be too large
@@ -41,4 +41,4 @@ def listed_count(rect, blocks: dict, deadline, limit: int = MAX_MODELS) -> int |
         reader = {enc.alpha_keys[v][2]: enc.alpha_keys[v][0] for v in true}
         total += math.prod(rect.task.sizes[reader[s]] ** (size - len(shown[s]))
                            for s, size in enumerate(rect.source_sizes))
-    return total * math.prod(math.factorial(len(b)) for b in set(blocks.values()))
+    return total * state.weight

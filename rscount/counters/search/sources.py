@@ -59,7 +59,7 @@ def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
         return search.total(), search.nodes, False
     except _Spent:
         pass
-    listed = listed_count(rect, search.state.block_of, deadline)
+    listed = listed_count(rect, search.state, deadline)
     if listed is not None:
         return listed, search.nodes, True
     full = Search(rect, deadline)
