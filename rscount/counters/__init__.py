@@ -7,11 +7,12 @@
 - ``arithmetic/``: labels that are sums, products or equations of integer concepts (linear, product,
   arithmetic, estimate);
 - ``free/``: the free class alone (vector-join: few support vectors, their local maps joined);
-- ``modules/``: knowledge built from modules read through a few classes (Kand-Logic);
+- ``modules/``: knowledge built from modules read through a few classes (Kand-Logic; agreement: RAVEN's
+  attributes read through their rule agreements);
 - ``search/``: any listed support, by a search over the entries of the value maps.
 
 >>> sorted(COUNTERS)
-['approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'kernels-estimate', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'vector-join', 'weight']
+['agreement', 'approxmc', 'arithmetic', 'automorphism', 'bruteforce', 'clauses', 'closed-form', 'enumerate', 'estimate', 'ganak', 'kernels', 'kernels-estimate', 'linear', 'modules', 'product', 'pyeda-reference', 'sdd', 'search', 'separable', 'structural', 'valuemaps', 'vector-join', 'weight']
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .boolean import clauses, weight
 from .free import vectors
 from .generic import approxmc, bruteforce, ganak, kernels, pyeda_reference, sdd, separable
 from .generic import enumerate as enumerate_
-from .modules import prune
+from .modules import agreement, prune
 from .search import BACKEND as SEARCH
 from .symmetry import automorphism, closedform, structural, valuemaps
 
@@ -38,6 +39,7 @@ COUNTERS: dict = {
     "product": product.BACKEND,
     "arithmetic": elimination.BACKEND,
     "modules": prune.BACKEND,
+    "agreement": agreement.BACKEND,
     "clauses": clauses.BACKEND,
     "ganak": ganak.BACKEND,
     "sdd": sdd.BACKEND,

@@ -207,6 +207,9 @@ def _structured(problem: Problem, approx: bool) -> list:
             steps.append(Step("try", ("automorphism",), f"the labels read {len(shared_parts)} disjoint sets of "
                               f"concepts but the groups cross them: intersect each part's symmetries",
                               tuple(shared_parts)))
+    if not approx and COUNTERS["agreement"].applies(problem):
+        steps.append(Step("try", ("agreement",), "RAVEN: each attribute's value maps meet the others only through "
+                                                "their rule agreements; group them by those and join"))
     if not approx and problem.map_class == "free" and COUNTERS["vector-join"].applies(problem):
         steps.append(Step("try", ("vector-join",), f"free maps on {problem.support.length} support vector(s): each "
                                                   f"one's maps (a bijection of concepts) joined over the source "
