@@ -73,3 +73,25 @@ def test_default_raven_disentangled():
     task = rscount.get_task("raven")
     one = [c.name for c in task.concepts]
     assert rscount.count(task, map_class="disentangled", supervise=one).count == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_listed_maps_are_the_count_and_keep_every_answer(seed):
+    import numpy as np
+
+    from rscount.auditing.maps import kills
+    from rscount.counters.base import Deadline
+    from rscount.counters.modules.agreement import count_agreement, list_agreement
+    task, supervise = _instance(seed)
+    problem = rscount.make_problem(task, map_class="disentangled", supervise=supervise)
+    maps = list_agreement(problem, Deadline(60, "test"), 100_000)
+    assert len(maps) == len(set(maps)) == count_agreement(problem, Deadline(60, "test"))
+    G, labels = np.asarray(problem.support.vectors), np.asarray(problem.labels)
+    assert not any(kills(m, problem, G, labels).any() for m in maps)
+
+
+@pytest.mark.slow
+def test_default_raven_audit_has_counts_and_a_proven_fix():
+    a = rscount.audit("raven", map_class="disentangled", timeout=None)
+    assert a.result.count == 216 and a.relation.weighted
+    assert a.supervise_concepts.count == 1 and a.supervise_concepts.minimal

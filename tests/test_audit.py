@@ -329,7 +329,7 @@ def test_joint_digits_the_class_table_gives_are_the_counts(seed):
 
 
 def test_the_class_table_reuses_complete_for_permutation_and_free():
-    a = audit("kand-logic", map_class="disentangled", timeout=60)
+    a = audit("kand-logic", map_class="disentangled", timeout=None)  # counts, not whether they fit a loaded machine
     assert a.classes["complete"][0] == a.classes["permutation"][0] == a.classes["free"][0] == 13436928
     assert a.classes["joint"][0] is None and "about 10^2,914,532 maps" in a.classes["joint"][2]
     assert a.relation.weighted and a.supervise_values.minimal and a.supervise_values.count == 1

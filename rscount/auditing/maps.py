@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..counters import COUNTERS
+from ..counters.modules import agreement
 from ..counters.symmetry import valuemaps
 from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
@@ -75,8 +76,8 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
     """Every optimal map of ``problem`` when there are at most ``limit`` and they can be listed in time, else None.
 
     The automorphism counter lists the maps of an exhaustive support from the
-    knowledge's symmetries, the value-map counter those of few value-map tuples (RAVEN shared); other problems
-    are listed by SAT enumeration.
+    knowledge's symmetries, the value-map counter those of few value-map tuples (RAVEN shared), the agreement
+    counter RAVEN's disentangled ones; other problems are listed by SAT enumeration.
     """
     if not result.exact or result.count > limit or problem.map_class == "joint":
         return None
@@ -87,6 +88,8 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
             maps = list(COUNTERS["automorphism"].enumerate(problem, None, None, deadline))
         elif problem.inference == "knowledge" and not problem.parts and valuemaps.applies(problem):
             maps = valuemaps.list_valuemaps(problem, deadline)
+        elif agreement.applies(problem):
+            maps = agreement.list_agreement(problem, deadline, limit)
         elif COUNTERS["vector-join"].applies(problem) and (joined := _joined(problem, deadline)) is not None:
             maps = joined
         else:

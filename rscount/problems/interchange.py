@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 
 import numpy as np
 
@@ -60,7 +61,12 @@ def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
             _BLOCKS.pop(next(iter(_BLOCKS)))
         held = _BLOCKS[id(task)] = (task, {})
     if fixed not in held[1]:
-        held[1][fixed] = _knowledge_blocks(task, frozenset(fixed))
+        try:
+            held[1][fixed] = _knowledge_blocks(task, frozenset(fixed))
+        except BackendError as exc:  # asked again (each map class of an audit asks), it gives up at once
+            held[1][fixed] = exc
+    if isinstance(held[1][fixed], BackendError):
+        raise held[1][fixed]
     return list(held[1][fixed])
 
 
@@ -85,13 +91,13 @@ def _knowledge_blocks(task: Task, fixed: frozenset) -> list:
 
     sig = _signatures(task)
     nodes = _size(task)
-    checks = [0]
+    checks, start = [0], time.monotonic()
 
     def same(i: int, j: int) -> bool:
         if i in fixed or j in fixed or task.concepts[i].domain != task.concepts[j].domain or sig[i] != sig[j]:
             return False
         checks[0] += 1
-        if checks[0] * nodes > MAX_PAIR_WORK:
+        if checks[0] * nodes > MAX_PAIR_WORK or time.monotonic() - start > MAX_PAIR_SECONDS:
             raise BackendError(f"finding which of the {task.k} concepts the knowledge can swap would take over "
                                f"{checks[0]} pairwise checks of a {nodes}-operator knowledge; count a smaller task "
                                f"or give the symmetric parts as one chain")
@@ -107,6 +113,7 @@ def _knowledge_blocks(task: Task, fixed: frozenset) -> list:
 
 
 MAX_PAIR_WORK = 2_000_000  # pairwise swap checks x operators of the knowledge (about 10 s of probing)
+MAX_PAIR_SECONDS = 2.0  # and the time they may take (RAVEN: 680 checks of 0.05 s and SAT proofs of 2 s each)
 
 
 def _size(task: Task) -> int:

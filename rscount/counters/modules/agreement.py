@@ -82,14 +82,64 @@ def applies(problem) -> bool:
 
 def count_agreement(problem, deadline: Deadline) -> int:
     """The number of disentangled maps of a RAVEN problem that keep every puzzle's answer."""
+    s, answers, built = _built(problem, deadline)
+    patterns = [b[0] for b in built]
+    total = 0
+    for head, weight, low, high, zero in _matches(patterns, answers, s.candidates, deadline):
+        total += weight * _within(zero, low, high)
+    return total
+
+
+def list_agreement(problem, deadline: Deadline, limit: int) -> list:
+    """Every disentangled map of a RAVEN problem that keeps every puzzle's answer (ConceptMap), or BackendError
+    past ``limit``: the joined patterns expanded into their value maps."""
+    from ...results.count import ConceptMap
+    s, answers, built = _built(problem, deadline)
+    task = problem.task
+    names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+    table = _table(s.values)
+    out = []
+    for head, weight, low, high, zero in _matches([b[0] for b in built], answers, s.candidates, deadline):
+        for zeros in _within_listed(zero, low, high):
+            parts = [_members(b[1], head[a][0], head[a][1], zeros[a]) for a, b in enumerate(built)]
+            if len(out) + math.prod(len(p) for p in parts) > limit:
+                raise BackendError(f"agreement: more than {limit:,} maps to list")
+            for combo in itertools.product(*parts):
+                chosen = {}
+                for (_, _, cols), maps in zip(s.attributes, combo):
+                    chosen.update(zip(cols, maps))
+                out.append(ConceptMap(tuple(tuple((j, int(table[chosen[j]][x])) for x in range(s.values))
+                                            for j in range(task.k)), names, domains))
+    return out
+
+
+def _table(d: int) -> np.ndarray:
+    """Every value map of d values, one per row: row m sends x to digit x of m in base d."""
+    return np.array(list(itertools.product(range(d), repeat=d)), dtype=np.int64)[:, ::-1]
+
+
+_BUILT: dict = {}  # id(problem) -> (problem, built): an audit counts the maps, then lists them
+
+
+def _built(problem, deadline: Deadline) -> tuple:
+    """(setting, answers, per attribute (its patterns, what listing needs)), kept for the last problem."""
+    held = _BUILT.get(id(problem))
+    if held is not None and held[0] is problem:
+        return held[1]
+    _BUILT.clear()
+    out = _build(problem, deadline)
+    _BUILT[id(problem)] = (problem, out)
+    return out
+
+
+def _build(problem, deadline: Deadline) -> tuple:
     s = _raven_setting(problem)
     G = np.asarray(problem.support.vectors, dtype=np.int64)
     answers = np.asarray(problem.labels, dtype=np.int64)[:, 0]
-    table = np.array(list(itertools.product(range(s.values), repeat=s.values)), dtype=np.int64)[:, ::-1]
+    table = _table(s.values)
     allowed = _allowed_maps(problem, table)
-    patterns = [_patterns(G[:, list(cols)], answers, rules, table, [allowed[c] for c in cols], s, deadline)
-                for _, rules, cols in s.attributes]
-    return _join(patterns, answers, s.candidates, deadline)
+    return s, answers, [_patterns(G[:, list(cols)], answers, rules, table, [allowed[c] for c in cols], s, deadline)
+                        for _, rules, cols in s.attributes]
 
 
 def _allowed_maps(problem, table: np.ndarray) -> list:
@@ -124,19 +174,24 @@ def _row_masks(V: np.ndarray, table: np.ndarray, maps: list, rule: np.ndarray, n
     X = [table[m][:, V[:, j]] for j, m in enumerate(maps)]
     _check(math.prod(len(m) for m in maps) * len(V), "a row's value-map triples x puzzles")
     R = rule[X[0][:, None, None, :], X[1][None, :, None, :], X[2][None, None, :, :]].reshape(-1, len(V))
-    R = R[(R[:, need] != 0).all(axis=1)]
-    return _distinct(R)
+    kept = np.flatnonzero((R[:, need] != 0).all(axis=1))
+    rows, counts, inverse = _distinct(R[kept], inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(kept[order], np.cumsum(counts)[:-1]) if len(kept) else []
+    shape = tuple(len(m) for m in maps)
+    return rows, counts, [np.stack([m[i] for m, i in zip(maps, np.unravel_index(g, shape))], axis=1)
+                          for g in members]
 
 
-def _distinct(R: np.ndarray) -> tuple:
-    """(the distinct rows of ``R``, how often each occurs), compared as bytes (np.unique's axis=0 is slow on
-    wide rows)."""
+def _distinct(R: np.ndarray, inverse: bool = False) -> tuple:
+    """(the distinct rows of ``R``, how often each occurs[, each row's index among them]), compared as bytes
+    (np.unique's axis=0 is slow on wide rows)."""
     if not len(R):
-        return R, np.zeros(0, dtype=np.int64)
+        return (R, np.zeros(0, dtype=np.int64)) + ((np.zeros(0, dtype=np.int64),) if inverse else ())
     R = np.ascontiguousarray(R)
     keys = R.view(np.dtype((np.void, R.dtype.itemsize * R.shape[1])))[:, 0]
-    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    return R[first], counts
+    _, first, back, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    return (R[first], counts) + ((back.ravel(),) if inverse else ())
 
 
 def _patterns(V: np.ndarray, answers: np.ndarray, rules: tuple, table: np.ndarray, maps: list, s: _Setting,
@@ -146,19 +201,22 @@ def _patterns(V: np.ndarray, answers: np.ndarray, rules: tuple, table: np.ndarra
     the same options merged. Candidate c > 0 must agree on every puzzle it answers."""
     rule, d = _rule_table(rules, s.values), s.values
     need = answers != 0
-    u1, c1 = _row_masks(V[:, 0:3], table, maps[0:3], rule, need)
-    u2, c2 = _row_masks(V[:, 3:6], table, maps[3:6], rule, need)
+    u1, c1, m1 = _row_masks(V[:, 0:3], table, maps[0:3], rule, need)
+    u2, c2, m2 = _row_masks(V[:, 3:6], table, maps[3:6], rule, need)
     both: dict = defaultdict(int)
-    for a, wa in zip(u1, c1):
+    pairs: dict = defaultdict(list)  # rows 1-2's mask vector -> the (row 1, row 2) mask indices giving it
+    for i, (a, wa) in enumerate(zip(u1, c1)):
         deadline.check()
         R = a[None, :] & u2
-        ok = (R[:, need] != 0).all(axis=1)
-        for row, w in zip(R[ok], c2[ok]):
-            both[row.tobytes()] += int(wa) * int(w)
+        ok = np.flatnonzero((R[:, need] != 0).all(axis=1))
+        for j, row in zip(ok, R[ok]):
+            both[row.tobytes()] += int(wa) * int(c2[j])
+            pairs[row.tobytes()].append((i, j))
     third = rule[table[maps[6]][:, None, V[:, 6], None], table[maps[7]][None, :, V[:, 7], None],
                  np.arange(d)[None, None, None, :]].reshape(-1, len(V), d)
     _check(third.size, "row 3's panel pairs x puzzles x values")
     merged: dict = defaultdict(int)
+    sources: dict = defaultdict(list)  # pattern -> the (rows 1-2 mask vector, panel-pair map) giving it
     for key, weight in both.items():
         deadline.check()
         s12 = np.frombuffer(key, dtype=np.uint8)
@@ -171,10 +229,52 @@ def _patterns(V: np.ndarray, answers: np.ndarray, rules: tuple, table: np.ndarra
                                      table[maps[s.context + c] if c == 0 else maps[s.context + c][ok[c][f]]])
                             for c in range(s.candidates))
             merged[options] += weight
+            sources[options].append((key, f))
         if len(merged) > MAX_PATTERNS:
             raise BackendError(f"agreement: over {MAX_PATTERNS} agreement patterns of one attribute")
-    return [(weight, [[(np.frombuffer(col, dtype=np.uint8).astype(np.int64), n) for col, n in opts] for opts in key])
-            for key, weight in merged.items()]
+    patterns = [(weight, [[(np.frombuffer(col, dtype=np.uint8).astype(np.int64), n) for col, n in opts]
+                          for opts in key]) for key, weight in merged.items()]
+    detail = _Detail(V, table, maps, third, m1, m2, pairs, [sources[key] for key in merged], s.context)
+    return patterns, detail
+
+
+@dataclass(frozen=True)
+class _Detail:
+    """What listing an attribute's maps needs beyond its patterns."""
+
+    V: np.ndarray
+    table: np.ndarray
+    maps: list
+    third: np.ndarray
+    row1: list  # per distinct row-1 mask vector: its value-map triples
+    row2: list
+    pairs: dict
+    sources: list  # per pattern: (rows 1-2 mask vector, panel-pair map) pairs
+    context: int
+
+
+def _members(detail: _Detail, pattern: int, picks: tuple, zero: bytes) -> list:
+    """An attribute's value-map tuples (panel by panel) that give ``pattern`` with candidate 0's agreement
+    vector ``zero`` and the others' ``picks``."""
+    out = []
+    rows = np.arange(len(detail.V))
+    m7 = len(detail.maps[7])
+    for key, f in detail.sources[pattern]:
+        P = POPCOUNT[np.frombuffer(key, dtype=np.uint8)[:, None] & detail.third[f]]
+        cands = []
+        for c, want in enumerate((zero,) + picks):
+            mine = detail.maps[detail.context + c]
+            cols = P[rows[None, :], detail.table[mine][:, detail.V[:, detail.context + c]]].astype(np.int64)
+            cands.append([int(m) for m, col in zip(mine, cols) if col.tobytes() == want])
+        if not all(cands):
+            continue
+        panel67 = (int(detail.maps[6][f // m7]), int(detail.maps[7][f % m7]))
+        for i, j in detail.pairs[key]:
+            for first in detail.row1[i]:
+                for second in detail.row2[j]:
+                    head = tuple(int(x) for x in first) + tuple(int(x) for x in second) + panel67
+                    out.extend(head + tail for tail in itertools.product(*cands))
+    return out
 
 
 def _agreeing(P: np.ndarray, v: np.ndarray, answered: np.ndarray, table: np.ndarray, maps: np.ndarray) -> np.ndarray:
@@ -193,10 +293,12 @@ def _options(P: np.ndarray, v: np.ndarray, chosen: np.ndarray) -> tuple:
     return tuple(sorted((c.tobytes(), int(n)) for c, n in zip(cols, counts)))
 
 
-def _join(patterns: list, answers: np.ndarray, k: int, deadline: Deadline) -> int:
-    """Sum over one pattern per attribute and one option per candidate and attribute of the value maps giving
-    them, where the first candidate of the highest product of agreements is every puzzle's answer: the
-    attributes but the last in turn, the last's variants at once."""
+def _matches(patterns: list, answers: np.ndarray, k: int, deadline: Deadline):
+    """Yield, for each choice of one pattern per attribute and one option per candidate 1..k-1 and attribute
+    under which every puzzle answered by such a candidate keeps its answer: ((pattern, picked agreement
+    vectors) per attribute, the value maps giving them, the bounds [low, high] candidate 0's product must keep
+    on every puzzle, candidate 0's options per attribute). The attributes but the last in turn, the last's
+    variants at once."""
     variants = [_variants(p, k) for p in patterns]
     combos = math.prod(len(v[0]) for v in variants)
     if combos > MAX_JOIN:
@@ -205,8 +307,7 @@ def _join(patterns: list, answers: np.ndarray, k: int, deadline: Deadline) -> in
     rows = np.flatnonzero(answered)
     pick = answers[rows] - 1  # the answer's row among candidates 1..k-1
     before = (np.arange(1, k)[:, None] < answers[None, rows])[None]  # candidate c comes before the answer
-    last_cols, last_weights, last_zero = variants[-1]
-    total = 0
+    last_cols, last_weights, last_zero, last_origin = variants[-1]
     for head in itertools.product(*(range(len(v[0])) for v in variants[:-1])):
         deadline.check()
         part = np.ones((k - 1, n), dtype=np.int64)
@@ -218,26 +319,26 @@ def _join(patterns: list, answers: np.ndarray, k: int, deadline: Deadline) -> in
         later = np.where(before, -1, Sa).max(axis=1, initial=-1)  # the answer must reach these
         earlier = np.where(before, Sa, -1).max(axis=1, initial=-1)  # and beat these
         for j in np.flatnonzero(((best >= later) & (best > earlier)).all(axis=1)):
-            top = S[j].max(axis=0, initial=0)  # candidate 0 must reach these where it is the answer
-            low = np.where(answered, 0, top)
+            low = np.where(answered, 0, S[j].max(axis=0, initial=0))  # candidate 0 answers: it reaches the rest
             high = np.where(answered, S[j][np.maximum(answers - 1, 0), np.arange(n)] - 1, np.iinfo(np.int64).max)
-            zero = [variants[a][2][i] for a, i in enumerate(head)] + [last_zero[j]]
-            weight = math.prod(variants[a][1][i] for a, i in enumerate(head)) * last_weights[j]
-            total += weight * _within(zero, low, high)
-    return total
+            chosen = [(a, i) for a, i in enumerate(head)] + [(len(variants) - 1, j)]
+            yield ([variants[a][3][i] for a, i in chosen], math.prod(variants[a][1][i] for a, i in chosen),
+                   low, high, [variants[a][2][i] for a, i in chosen])
 
 
 def _variants(patterns: list, k: int) -> tuple:
     """An attribute's patterns with one option for each candidate 1..k-1: (agreement arrays (variant,
-    candidate 1..k-1, puzzle), weights: the pattern's value maps times the options', candidate 0's options)."""
-    cols, weights, zero = [], [], []
-    for weight, opts in patterns:
+    candidate 1..k-1, puzzle), weights: the pattern's value maps times the options', candidate 0's options,
+    (pattern, picked agreement vectors as bytes))."""
+    cols, weights, zero, origin = [], [], [], []
+    n = len(patterns[0][1][0][0][0]) if patterns else 0
+    for index, (weight, opts) in enumerate(patterns):
         for pick in itertools.product(*opts[1:]):
-            cols.append(np.stack([c for c, _ in pick]) if pick else np.ones((0, len(opts[0][0][0])), np.int64))
+            cols.append(np.stack([c for c, _ in pick]) if pick else np.ones((0, n), np.int64))
             weights.append(weight * math.prod(m for _, m in pick))
             zero.append(opts[0])
-    n = len(patterns[0][1][0][0][0]) if patterns else 0
-    return (np.stack(cols) if cols else np.zeros((0, k - 1, n), np.int64)), weights, zero
+            origin.append((index, tuple(c.tobytes() for c, _ in pick)))
+    return (np.stack(cols) if cols else np.zeros((0, k - 1, n), np.int64)), weights, zero, origin
 
 
 def _products(options: list) -> list:
@@ -264,6 +365,16 @@ def _within(options: list, low: np.ndarray, high: np.ndarray) -> int:
         prod = last * col
         total += m * int(counts[((prod >= low) & (prod <= high)).all(axis=1)].sum())
     return total
+
+
+def _within_listed(options: list, low: np.ndarray, high: np.ndarray) -> list:
+    """Candidate 0's agreement vectors, one per attribute (as bytes), whose product lies within [low, high]."""
+    out = []
+    for combo in itertools.product(*options):
+        prod = math.prod(c for c, _ in combo)
+        if ((prod >= low) & (prod <= high)).all():
+            out.append(tuple(c.tobytes() for c, _ in combo))
+    return out
 
 
 class AgreementCounter(Counter):
