@@ -83,6 +83,26 @@ class Counter:
         raise NotImplementedError(f"{self.name} does not list maps")
 
 
+class Screened(Counter):
+    """A counter that says why it does not take a problem (:meth:`why_not`, None where it does) and counts it
+    in this process under the call's deadline (:meth:`tally`)."""
+
+    def why_not(self, problem) -> str | None:
+        raise NotImplementedError
+
+    def tally(self, problem, deadline: "Deadline") -> Tally:
+        raise NotImplementedError
+
+    def applies(self, problem) -> bool:
+        return self.why_not(problem) is None
+
+    def count(self, problem, encoding, options: Options) -> Tally:
+        why = self.why_not(problem)
+        if why:
+            raise BackendError(why)
+        return self.tally(problem, options.deadline(self.name))
+
+
 def missing(module: str, install: str) -> str | None:
     """Return why ``module`` cannot be imported (with the pip line that fixes it), or None.
 

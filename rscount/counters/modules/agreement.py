@@ -22,7 +22,7 @@ import numpy as np
 
 from ...errors import BackendError, RscountError
 from ...results.count import Tally
-from ..base import Counter, Deadline, Options
+from ..base import Deadline, Screened
 
 MAX_CELLS = 1 << 26  # value-map combinations x puzzles held in one array
 MAX_PATTERNS = 1 << 11  # agreement patterns of one attribute
@@ -377,22 +377,19 @@ def _within_listed(options: list, low: np.ndarray, high: np.ndarray) -> list:
     return out
 
 
-class AgreementCounter(Counter):
+class AgreementCounter(Screened):
     """Exact disentangled counts of the library's RAVEN tasks: agreement patterns per attribute, joined."""
 
     name = "agreement"
     scope = "agreement counts class disentangled of the library's RAVEN tasks (no other knowledge)"
 
-    def applies(self, problem) -> bool:
-        return applies(problem)
+    def why_not(self, problem) -> str | None:
+        return _why_not(problem)
 
-    def count(self, problem, encoding, options: Options) -> Tally:
-        why = _why_not(problem)
-        if why:
-            raise BackendError(why)
-        total = count_agreement(problem, options.deadline(self.name))
-        return Tally(total, notes=("agreement: each attribute's value maps grouped by their rule-agreement "
-                                   "patterns over the puzzles, joined over the attributes",))
+    def tally(self, problem, deadline: Deadline) -> Tally:
+        return Tally(count_agreement(problem, deadline), notes=(
+            "agreement: each attribute's value maps grouped by their rule-agreement patterns over the puzzles, "
+            "joined over the attributes",))
 
 
 BACKEND = AgreementCounter()

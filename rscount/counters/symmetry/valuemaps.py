@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import BackendError
 from ...model.support import grid, space_label_ids
 from ...results.count import Tally
-from ..base import Counter, Deadline, Options
+from ..base import Deadline, Screened
 from ..generic.bruteforce import number_of_candidates
 
 CLASSES = ("disentangled", "shared")
@@ -119,22 +118,18 @@ def _by_table(task, reps: list, col: list, tables: list, vectors, deadline: Dead
     return np.argwhere((codes[where] == want).all(axis=-1))
 
 
-class ValueMapsCounter(Counter):
+class ValueMapsCounter(Screened):
     """Exact counts of disentangled and shared maps by trying every value map (at most MAX_MAPS; past MAX_ALL
     the support filters them row block by row block)."""
 
     name = "valuemaps"
 
-    def applies(self, problem) -> bool:
-        return applies(problem)
+    def why_not(self, problem) -> str | None:
+        return _why_not(problem)
 
-    def count(self, problem, encoding, options: Options) -> Tally:
-        why = _why_not(problem)
-        if why:
-            raise BackendError(why)
-        total = count_valuemaps(problem, options.deadline(self.name))
-        return Tally(total, notes=(f"valuemaps: all {number_of_candidates(problem)} value-map tuples tried at once "
-                                   f"on the support",))
+    def tally(self, problem, deadline: Deadline) -> Tally:
+        return Tally(count_valuemaps(problem, deadline), notes=(
+            f"valuemaps: all {number_of_candidates(problem)} value-map tuples tried at once on the support",))
 
 
 BACKEND = ValueMapsCounter()
