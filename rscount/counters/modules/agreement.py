@@ -38,10 +38,21 @@ class _Setting:
     context: int
 
 
+_SETTINGS: dict = {}  # id(task) -> (task, setting): comparing RAVEN's knowledge text takes 0.1 s, asked per call
+
+
 def _raven_setting(problem) -> _Setting | None:
     """The RAVEN setting ``problem``'s task is built from, or None where its knowledge is not a library RAVEN
-    task's (checked against one built afresh with the task's parameters)."""
-    task = problem.task
+    task's (checked once per task against one built afresh with the task's parameters)."""
+    held = _SETTINGS.get(id(problem.task))
+    if held is None or held[0] is not problem.task:
+        if len(_SETTINGS) >= 8:
+            _SETTINGS.pop(next(iter(_SETTINGS)))
+        held = _SETTINGS[id(problem.task)] = (problem.task, _setting_of(problem.task))
+    return held[1]
+
+
+def _setting_of(task) -> _Setting | None:
     params = dict(task.params) if isinstance(task.params, tuple) else dict(task.params or {})
     if not task.name.startswith("raven") or set(params) != {"candidates", "attributes", "values"}:
         return None
