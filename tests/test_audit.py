@@ -14,6 +14,7 @@ import rscount
 from rscount.auditing import audit, compare, confusion, data_curve
 from rscount.auditing.fixes import (
     _items,
+    NARROWER,
     class_counts,
     data_fix,
     item_text,
@@ -25,6 +26,8 @@ from rscount.auditing.maps import list_maps
 from rscount.cli import main
 from rscount.counters.generic.bruteforce import _rows, candidates, label_table, optimal
 from rscount.model.support import Support
+from rscount.problems.problem import for_class
+from rscount.results.count import ConceptMap
 
 CLASSES = ["complete", "permutation", "disentangled", "shared", "free"]
 
@@ -227,6 +230,30 @@ def test_class_and_label_counts():
         task = rscount.get_task("mnmath")
         sub = dataclasses.replace(task, labels=tuple(lab for lab in task.labels if lab.name in labels))
         assert count == rscount.count(sub).count
+
+
+@pytest.mark.parametrize("map_class", ["free", "complete", "disentangled"])
+@pytest.mark.parametrize("seed", tiered(range(40), 12))
+def test_narrower_classes_from_listed_maps_are_their_brute_force_counts(map_class, seed):
+    """With every optimal map listed, the class table counts each narrower class by filtering the list: the same
+    numbers as counting that class from scratch."""
+    problem = random_problem(seed, map_class)
+    result = rscount.count_problem(problem, "bruteforce")
+    task = problem.task
+    maps = [ConceptMap(a, tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)) for a in brute_maps(problem)]
+    assert len(maps) == result.count
+    table = class_counts(problem, None, known=result, maps=maps)
+    for cls in NARROWER[map_class]:
+        direct = brute_count(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)))
+        assert table[cls][:2] == (direct, True), cls
+
+
+def test_raven_class_table_counts_shared_from_the_disentangled_maps():
+    """RAVEN under disentangled: its 216 listed maps give shared's 6 without counting shared again."""
+    problem = rscount.make_problem("raven", map_class="disentangled")
+    result = rscount.count_problem(problem)
+    table = class_counts(problem, 1.0, known=result, maps=list_maps(problem, result, 1000, None))
+    assert table["disentangled"][0] == 216 and table["shared"][:2] == (6, True)
 
 
 @pytest.mark.slow

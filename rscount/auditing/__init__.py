@@ -84,7 +84,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     linear = problem.inference == "learned:linear"
     data = None if several or linear else data_fix(problem, result.count, maps, seconds=left(0.3))
     say("audit: counting the other map classes and label subsets")
-    classes = class_counts(problem, left(0.3), known=result)
+    classes = class_counts(problem, left(0.3), known=result, maps=maps)
     labels = [] if several else label_subsets(problem, left(0.2))
     drawn = data_curve(problem, sizes, seeds, draw=draw, workers=workers, progress=progress) if curve else None
     other = _other_reading(problem, left(0.5)) if problem.inference != "knowledge" else None

@@ -475,16 +475,23 @@ def _candidates(problem: Problem, rng) -> tuple:
 JOINT_SPACE = 1 << 9  # the joint count is at most N^N: past 512 vectors it can exceed the 4,300 digits JSON may print
 
 
-def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> dict:
+def class_counts(problem: Problem, seconds: float | None = 10.0, known=None, maps: list | None = None) -> dict:
     """The count under every map class (None with the reason where it cannot be had in time); ``known`` is the
-    result already counted for the problem's own class."""
+    result already counted for the problem's own class, ``maps`` its optimal maps where all are listed (a
+    narrower class's count is then those of its maps, counted without a new count)."""
     out, start = {}, time.monotonic()
+    listed = known is not None and known.exact and maps is not None and len(maps) == known.count
+    for cls in NARROWER.get(problem.map_class, ()) if listed else ():
+        out[cls] = (sum(in_class(m, cls, problem.task) for m in maps), True, "")
     same = _same_as_complete(problem)
-    todo = [c for c in ("complete",) + tuple(MAP_CLASSES) if c not in same]
-    todo = sorted(set(todo), key=todo.index)
+    # narrow classes first: they are quick where the wide ones may spend their whole share and fail
+    todo = [c for c in NARROW_FIRST if c not in same]
+    weight = {c: 1 + (c == "complete") * len(same) for c in todo}  # complete's count is also theirs
     for n, cls in enumerate(todo):
-        share = (2 if cls == "complete" else 1) / (len(todo) - n + (cls == "complete"))  # the class it reuses
+        share = weight[cls] / sum(weight[c] for c in todo[n:])
         left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.0) * share
+        if cls in out:
+            continue
         if known is not None and cls == problem.map_class:
             out[cls] = (known.count, known.exact, "")
             continue
@@ -511,6 +518,26 @@ def class_counts(problem: Problem, seconds: float | None = 10.0, known=None) -> 
     return {cls: out[cls] for cls in MAP_CLASSES}
 
 
+def in_class(m, cls: str, task) -> bool:
+    """Whether the map ``m`` (a :class:`~rscount.results.count.ConceptMap`) belongs to the map class ``cls``
+    (one of the value-map classes narrower than free): the class's maps that are optimal are the wider class's
+    optimal maps that belong to it."""
+    readers = [{i for i, _ in row} for row in m.assign]
+    if any(len(r) != 1 for r in readers):
+        return False  # every class narrower than free sends all values of a concept to one concept
+    targets = [min(r) for r in readers]
+    if cls in ("complete", "permutation"):
+        return cls == "complete" or len(set(targets)) == len(targets)
+    if targets != list(range(len(targets))):
+        return False
+    if cls == "disentangled":
+        return True
+    shared = for_class(task, "shared")
+    values = [tuple(v for _, v in row) for row in m.assign]
+    return all(values[j] == values[shared.group_of(j)[0]] for j in range(len(values)))
+
+
+NARROW_FIRST = ("shared", "disentangled", "complete", "permutation", "free", "joint")
 NARROWER = {"free": ("complete", "permutation", "disentangled", "shared"), "complete": ("permutation",
             "disentangled", "shared"), "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}
 

@@ -191,6 +191,7 @@ class Deadline:
 
     def __init__(self, seconds: float | None, backend: str, advice: str = "raise timeout= or try approx=True",
                  cancel: threading.Event | None = None):
+        seconds = None if seconds is None else max(seconds, 0.0)  # a share already spent is none left
         self.end = None if seconds is None else time.monotonic() + seconds
         self.seconds, self.backend, self.advice, self.cancel = seconds, backend, advice, cancel
 
