@@ -164,8 +164,9 @@ def encode(problem: Problem | Rectangle, progress: Callable[[int, int], None] | 
             bits = [circuit.OR(A(i, v, j, g[j]) for j in allowed[i]) for v in range(sizes[i])]
             circuit.exactly_one(bits)  # predicted concept i comes out one-hot
             chat.update({(i, v): b for v, b in enumerate(bits)})
+        truth = g if getattr(problem, "truth", None) is None else problem.truth[row]  # a rectangle's: apart
         for i in problem.supervised(row, g):
-            circuit.assert_(chat[(i, g[i])])
+            circuit.assert_(chat[(i, int(truth[i]))])
         if learned:
             predicted.append(chat)
             continue

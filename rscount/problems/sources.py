@@ -45,11 +45,14 @@ class Rectangle:
     sources: tuple  # the source concepts, as indices of the whole problem's task
     source_sizes: tuple
     map_class: str = "complete"
+    truth: np.ndarray | None = None  # per row and read concept: its true value (the original column)
+    observed: np.ndarray | None = None  # per row and read concept: supervised there (None: nothing is)
     inference = "knowledge"  # read as a problem's (the search, the CNF encoding): K itself, one task
     parts = ()
 
     def supervised(self, row: int, vector) -> tuple:
-        return ()
+        """The read concepts supervised on ``row``: the map must give them their value in ``truth``."""
+        return () if self.observed is None else tuple(np.flatnonzero(self.observed[row]).tolist())
 
     def representative(self, i: int) -> int:
         return i
@@ -86,36 +89,98 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     if not splits_by_sources(problem):
         return None
     task = problem.task
-    read = tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
+    read = _read(task)
     unread = tuple(i for i in range(task.k) if i not in read)
     G = np.asarray(problem.support.vectors, dtype=np.int64)
+    observed = _observed(problem, read) if problem.supervision else None
     sources, unshown = task.sizes, 1
     if problem.map_class == "free":  # complete maps on the shown values; a value no vector shows goes anywhere
         G, sources = _shown_ranks(G)
         unshown = sum(task.sizes) ** (sum(task.sizes) - sum(sources))
     codes = label_ids(problem.labels)[0]
-    perms = _tuple_symmetries(task, G, codes, sources)
+    truth = seen = None
+    if observed is not None:  # rows that differ only in what supervision sees stay apart in every rectangle
+        truth = np.asarray(problem.support.vectors, dtype=np.int64)[:, list(read)]
+        seen = np.where(observed, truth + 1, 0)
+    perms = _tuple_symmetries(task, G, codes, sources) if not problem.supervision else [list(range(task.k))]
     sub_task = keeping(task, read)
-    unread_sizes = tuple(task.sizes[i] for i in unread)
+    fits = {}  # supervised unread concepts: their value maps from each source
+    if problem.supervision:
+        whole = np.asarray(problem.support.vectors, dtype=np.int64)
+        apart = _observed(problem, unread)
+        for a, i in enumerate(unread):
+            if apart is not None and apart[:, a].any():
+                fits[i] = _fits(G, whole[:, i], apart[:, a], task.sizes[i], sources)
     rects, weights, cores, tables, sets, orbits = [], [], [], [], 0, 0
-    for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline):
+    needs = () if observed is None else _determiners(G, truth, observed)
+    for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline, needs):
         sets, orbits = sets + orbit, orbits + 1
-        first = np.unique(row_codes(G[:, list(R)], [sources[s] for s in R]), return_index=True)[1]
+        cols, radix = G[:, list(R)], [sources[s] for s in R]
+        if seen is not None:
+            cols, radix = np.column_stack([cols, seen]), radix + [task.sizes[i] + 1 for i in read]
+        first = np.unique(row_codes(cols, radix), return_index=True)[1]
         rows = G[np.ix_(first, list(R))]  # the distinct rows in order (np.unique on rows sorts bytes: slow)
-        weight = unshown * orbit * bijection_weight(unread_sizes, tuple(sources[s] for s in range(task.k)
-                                                                          if s not in R))
+        weight = unshown * orbit * _unread_weight(unread, task.sizes, tuple(s for s in range(task.k) if s not in R),
+                                                  sources, fits)
+        if not weight:
+            continue
         mine = table(rows, codes[first], tuple(sources[s] for s in R))
-        same = next((n for n, other in enumerate(tables) if same_table(mine, other)), None)
+        same = None if observed is not None else next(
+            (n for n, other in enumerate(tables) if same_table(mine, other)), None)
         if same is not None:  # a renaming of a rectangle already kept: its count, this set's weight
             weights[same] += weight
             continue
         rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
-                               problem.labels[first], R, tuple(sources[s] for s in R)))
+                               problem.labels[first], R, tuple(sources[s] for s in R),
+                               truth=None if truth is None else truth[first],
+                               observed=None if observed is None else observed[first]))
         cores.append(_core(rects[-1], codes[first]))
         weights.append(weight)
         tables.append(mine)
     return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores),
                        unshown, orbits)
+
+
+def _read(task: Task) -> tuple:
+    """The concepts the labels read."""
+    return tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
+
+
+def _observed(problem: Problem, concepts: tuple) -> np.ndarray | None:
+    """Per support row and concept of ``concepts``: whether supervision sees it there (None where it sees none
+    of them): the map must give it its true value there."""
+    G = np.asarray(problem.support.vectors, dtype=np.int64)
+    out = np.zeros((len(G), len(concepts)), dtype=bool)
+    for i, u in problem.supervision.concepts:
+        if i in concepts:
+            out[:, concepts.index(i)] |= True if u is None else G[:, i] == u
+    return out if out.any() else None
+
+
+def _fits(G: np.ndarray, truth: np.ndarray, observed: np.ndarray, size: int, sizes: tuple) -> list:
+    """Per source, the value maps onto a concept of ``size`` values that give it its true value wherever
+    supervision sees it: per source value, one where seen rows agree, none where they differ, any where unseen."""
+    out = []
+    for s, width in enumerate(sizes):
+        seen = np.zeros((width, size), dtype=bool)
+        seen[G[observed, s], truth[observed]] = True
+        per_value = seen.sum(axis=1)
+        out.append(0 if (per_value > 1).any() else size ** int((per_value == 0).sum()))
+    return out
+
+
+def _unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits: dict) -> int:
+    """The unread concepts' bijections onto the sources ``rest``, with their value maps: each supervised one
+    (``fits``: its value maps per source) placed in turn, the others as :func:`bijection_weight` counts them."""
+    plain = tuple(sizes[i] for i in unread if i not in fits)
+    if not fits:
+        return bijection_weight(plain, tuple(sources[s] for s in rest))
+    total = 0
+    for chosen in itertools.permutations(rest, len(fits)):
+        ways = math.prod(f[s] for f, s in zip(fits.values(), chosen))
+        if ways:
+            total += ways * bijection_weight(plain, tuple(sources[s] for s in rest if s not in chosen))
+    return total
 
 
 def _shown_ranks(G: np.ndarray) -> tuple:
@@ -147,7 +212,8 @@ def _core(rect: Rectangle, codes: np.ndarray) -> Rectangle | None:
     if not keep.any() or keep.sum() * CORE_SHARE > len(rows):
         return None  # a core near the rectangle's size proves little more cheaply
     return dataclasses.replace(rect, support=Support(rows[keep], f"{rect.support.kind}, one value per class"),
-                               labels=rect.labels[keep])
+                               labels=rect.labels[keep], truth=None if rect.truth is None else rect.truth[keep],
+                               observed=None if rect.observed is None else rect.observed[keep])
 
 
 def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple) -> list:
@@ -182,17 +248,37 @@ def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple
 def splits_by_sources(problem: Problem) -> bool:
     """Whether :func:`source_split` applies (checked without finding the source sets)."""
     task = problem.task
-    if (problem.supervision or problem.parts or problem.inference != "knowledge" or task.k > 62
+    if (problem.supervision.vectors or problem.parts or problem.inference != "knowledge" or task.k > 62
             or problem.map_class not in ("free", "complete", "permutation") or not problem.support.listed
             or problem.support.length > MAX_SOURCE_ROWS):
         return False
-    if problem.map_class == "free" and not free_keeps_concepts(problem):
+    if problem.map_class == "free" and (problem.supervision or not free_keeps_concepts(problem)):
         return False
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    read = _read(task)
     return 0 < len(read) < task.k and math.comb(task.k, len(read)) <= MAX_SOURCE_SETS
 
 
-def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None) -> list:
+def _determiners(G: np.ndarray, truth: np.ndarray, observed: np.ndarray) -> tuple:
+    """Per supervised concept, the sources (a bit mask) on whose values its true value is a function wherever
+    supervision sees it: the only sources it may read, as its value map must give that true value."""
+    out = []
+    for a in range(truth.shape[1]):
+        rows = observed[:, a]
+        if not rows.any():
+            continue
+        t = truth[rows, a]
+        width, mask = int(t.max()) + 1, 0
+        for s in range(G.shape[1]):
+            col = G[rows, s]
+            seen = np.bincount(col * width + t, minlength=(int(col.max()) + 1) * width).reshape(-1, width)
+            if ((seen > 0).sum(axis=1) <= 1).all():
+                mask |= 1 << s
+        out.append(mask)
+    return tuple(out)
+
+
+def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None,
+                     needs: tuple = ()) -> list:
     """(set, its orbit's size) for one set per orbit under ``perms`` of every set of ``m`` columns on which the
     labels (``codes``) are a function of the rows of ``G``.
 
@@ -214,7 +300,7 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
         orbit = {tuple(sorted(p[c] for c in R)) for p in perms}
         seen |= orbit
         mask = sum(1 << c for c in R)
-        if any(not d & mask for d in masks):
+        if any(not d & mask for d in masks) or any(not n & mask for n in needs):
             continue
         found = clash_masks(G, full, codes, sizes, list(R))
         if not found:

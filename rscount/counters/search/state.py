@@ -72,6 +72,8 @@ class SearchState:
     # in a rectangle: the read concepts reading a chosen set of sources, see problems.sources.Rectangle)
     free_codes: dict = field(default_factory=dict)  # frozenset of used sources -> unused columns' row codes
     classes: dict = field(default_factory=dict)  # source -> classes of its values the rows cannot tell apart
+    truth: np.ndarray | None = None  # per row and predicted concept: the value supervision asks for (G itself,
+    # but a rectangle's columns are its sources)
 
     @property
     def n_sources(self) -> int:
@@ -97,7 +99,7 @@ class SearchState:
             pinned = set()
             for i, rows in self.effects(n, u):
                 sup = rows[self.supervised[rows, i]]
-                pinned |= set(self.G[sup, i].tolist())
+                pinned |= set(self.truth[sup, i].tolist())
             if len(pinned) > 1:
                 return ()
             if pinned:
@@ -256,7 +258,7 @@ def build_state(problem) -> SearchState:
         source=[u.sources for u in units], entries=[None] * len(units),
         used={s for u in units if u.sources for s in u.sources},
         undecided=sum(int((~p.decided).sum()) for p in parts), stab=np.arange(len(group)), changed=list(parts),
-        source_sizes=source_sizes)
+        source_sizes=source_sizes, truth=G if getattr(problem, "truth", None) is None else problem.truth)
     if len(group) == 1 and not any_supervision and all(u.sources is None for u in units):
         state.classes = interchangeable_values(G, label_ids(problem.labels)[0], source_sizes)
     for n, unit in enumerate(units):
