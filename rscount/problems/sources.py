@@ -102,7 +102,7 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     if observed is not None:  # rows that differ only in what supervision sees stay apart in every rectangle
         truth = np.asarray(problem.support.vectors, dtype=np.int64)[:, list(read)]
         seen = np.where(observed, truth + 1, 0)
-    perms = _tuple_symmetries(task, G, codes, sources) if not problem.supervision else [list(range(task.k))]
+    perms = _tuple_symmetries(task, G, codes, sources, frozenset(i for i, _ in problem.supervision.concepts))
     sub_task = keeping(task, read)
     fits = {}  # supervised unread concepts: their value maps from each source
     if problem.supervision:
@@ -216,9 +216,11 @@ def _core(rect: Rectangle, codes: np.ndarray) -> Rectangle | None:
                                observed=None if rect.observed is None else rect.observed[keep])
 
 
-def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple) -> list:
+def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple, fixed: frozenset = frozenset()
+                      ) -> list:
     """Column permutations that keep the labelled rows: the same permutation of the members of every concept
-    group of one length (ConCon's objects), where each adjacent swap keeps them (then all do). Identity first."""
+    group of one length (ConCon's objects), where each adjacent swap keeps them (then all do); members at a
+    position holding a ``fixed`` concept (a supervised one) stay. Identity first."""
     identity = list(range(task.k))
     top = int(codes.max(initial=0)) + 1
 
@@ -233,15 +235,19 @@ def _tuple_symmetries(task: Task, G: np.ndarray, codes: np.ndarray, sizes: tuple
         if math.factorial(length) > MAX_TUPLE_PERMUTATIONS or any(
                 len({task.sizes[c] for c in g}) > 1 or len({sizes[c] for c in g}) > 1 for g in groups):
             continue
-        def moved(order):
+        free = [o for o in range(length) if not any(g[o] in fixed for g in groups)]
+        if len(free) < 2:
+            continue
+
+        def moved(order):  # order: where each free position goes
             perm = list(identity)
             for g in groups:
-                for o, p in enumerate(order):
+                for o, p in zip(free, order):
                     perm[g[o]] = g[p]
             return perm
-        swaps = [moved(tuple(range(o)) + (o + 1, o) + tuple(range(o + 2, length))) for o in range(length - 1)]
+        swaps = [moved(free[:a] + [free[a + 1], free[a]] + free[a + 2:]) for a in range(len(free) - 1)]
         if all(np.array_equal(labelled(G[:, p]), labelled(G)) for p in swaps):
-            return [moved(order) for order in itertools.permutations(range(length))]
+            return [moved(list(order)) for order in itertools.permutations(free)]
     return [identity]
 
 
