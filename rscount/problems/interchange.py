@@ -18,6 +18,7 @@ from ..errors import BackendError
 from ..language.circuit import Circuit
 from ..model.support import grid
 from ..model.task import Task
+from ..runtime.lazy import ByIdentity
 from .problem import Problem
 
 __all__ = ["knowledge_blocks", "support_blocks", "meet", "partition", "value_symmetries", "compose", "ENUMERATE_UP_TO"]
@@ -48,26 +49,21 @@ def partition(k: int, same, key=None) -> list:
     return [tuple(b) for b in blocks]
 
 
-_BLOCKS: dict = {}  # id(task) -> (task, {fixed: blocks}): one search per task, however many counters ask
-CACHED_TASKS = 8
+_BLOCKS = ByIdentity(8)  # task -> {fixed: blocks}: one search per task, however many counters ask
 
 
 def knowledge_blocks(task: Task, fixed: frozenset = frozenset()) -> list:
     """Classes of concepts that can be swapped without changing beta_K (``fixed`` stay alone); found once per
     task (the task is kept with its blocks, so its id is not reused while cached)."""
-    held = _BLOCKS.get(id(task))
-    if held is None or held[0] is not task:
-        while len(_BLOCKS) >= CACHED_TASKS:
-            _BLOCKS.pop(next(iter(_BLOCKS)))
-        held = _BLOCKS[id(task)] = (task, {})
-    if fixed not in held[1]:
+    held = _BLOCKS.get(task, lambda _: {})
+    if fixed not in held:
         try:
-            held[1][fixed] = _knowledge_blocks(task, frozenset(fixed))
+            held[fixed] = _knowledge_blocks(task, frozenset(fixed))
         except BackendError as exc:  # asked again (each map class of an audit asks), it gives up at once
-            held[1][fixed] = exc
-    if isinstance(held[1][fixed], BackendError):
-        raise held[1][fixed]
-    return list(held[1][fixed])
+            held[fixed] = exc
+    if isinstance(held[fixed], BackendError):
+        raise held[fixed]
+    return list(held[fixed])
 
 
 def _knowledge_blocks(task: Task, fixed: frozenset) -> list:

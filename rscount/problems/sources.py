@@ -91,8 +91,8 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     task = problem.task
     read = _read(task)
     unread = tuple(i for i in range(task.k) if i not in read)
-    G = np.asarray(problem.support.vectors, dtype=np.int64)
-    observed = _observed(problem, read) if problem.supervision else None
+    G = raw = np.asarray(problem.support.vectors, dtype=np.int64)
+    observed = _observed(problem, raw, read) if problem.supervision else None
     sources, unshown = task.sizes, 1
     if problem.map_class == "free":  # complete maps on the shown values; a value no vector shows goes anywhere
         G, sources = _shown_ranks(G)
@@ -100,17 +100,16 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     codes = label_ids(problem.labels)[0]
     truth = seen = None
     if observed is not None:  # rows that differ only in what supervision sees stay apart in every rectangle
-        truth = np.asarray(problem.support.vectors, dtype=np.int64)[:, list(read)]
+        truth = raw[:, list(read)]
         seen = np.where(observed, truth + 1, 0)
     perms = _tuple_symmetries(task, G, codes, sources, frozenset(i for i, _ in problem.supervision.concepts))
     sub_task = keeping(task, read)
     fits = {}  # supervised unread concepts: their value maps from each source
     if problem.supervision:
-        whole = np.asarray(problem.support.vectors, dtype=np.int64)
-        apart = _observed(problem, unread)
+        apart = _observed(problem, raw, unread)
         for a, i in enumerate(unread):
             if apart is not None and apart[:, a].any():
-                fits[i] = _fits(G, whole[:, i], apart[:, a], task.sizes[i], sources)
+                fits[i] = _fits(G, raw[:, i], apart[:, a], task.sizes[i], sources)
     rects, weights, cores, tables, sets, orbits = [], [], [], [], 0, 0
     needs = () if observed is None else _determiners(G, truth, observed)
     for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline, needs):
@@ -146,10 +145,9 @@ def _read(task: Task) -> tuple:
     return tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
 
 
-def _observed(problem: Problem, concepts: tuple) -> np.ndarray | None:
-    """Per support row and concept of ``concepts``: whether supervision sees it there (None where it sees none
-    of them): the map must give it its true value there."""
-    G = np.asarray(problem.support.vectors, dtype=np.int64)
+def _observed(problem: Problem, G: np.ndarray, concepts: tuple) -> np.ndarray | None:
+    """Per support row (of ``G``) and concept of ``concepts``: whether supervision sees it there (None where it
+    sees none of them): the map must give it its true value there."""
     out = np.zeros((len(G), len(concepts)), dtype=bool)
     for i, u in problem.supervision.concepts:
         if i in concepts:

@@ -33,3 +33,19 @@ class cached_property:  # noqa: N801 - a drop-in for functools.cached_property
             value = self.func(instance)
             instance.__dict__[self.name] = value
         return value
+
+
+class ByIdentity:
+    """Values computed once per object, for the last ``size`` objects asked about: each kept with its object, so
+    the object's id is not reused while cached (tasks are frozen but hash their whole knowledge)."""
+
+    def __init__(self, size: int = 8):
+        self.size, self._held = size, {}
+
+    def get(self, key: Any, make: Callable[[Any], Any]) -> Any:
+        held = self._held.get(id(key))
+        if held is None or held[0] is not key:
+            while len(self._held) >= self.size:
+                self._held.pop(next(iter(self._held)))
+            held = self._held[id(key)] = (key, make(key))
+        return held[1]

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...errors import BackendError, RscountError
 from ...results.count import Tally
+from ...runtime.lazy import ByIdentity
 from ..base import Deadline, Screened
 
 MAX_CELLS = 1 << 26  # value-map combinations x puzzles held in one array
@@ -38,18 +39,13 @@ class _Setting:
     context: int
 
 
-_SETTINGS: dict = {}  # id(task) -> (task, setting): comparing RAVEN's knowledge text takes 0.1 s, asked per call
+_SETTINGS = ByIdentity(8)  # task -> setting: comparing RAVEN's knowledge text takes 0.1 s, asked per call
 
 
 def _raven_setting(problem) -> _Setting | None:
     """The RAVEN setting ``problem``'s task is built from, or None where its knowledge is not a library RAVEN
     task's (checked once per task against one built afresh with the task's parameters)."""
-    held = _SETTINGS.get(id(problem.task))
-    if held is None or held[0] is not problem.task:
-        if len(_SETTINGS) >= 8:
-            _SETTINGS.pop(next(iter(_SETTINGS)))
-        held = _SETTINGS[id(problem.task)] = (problem.task, _setting_of(problem.task))
-    return held[1]
+    return _SETTINGS.get(problem.task, _setting_of)
 
 
 def _setting_of(task) -> _Setting | None:
