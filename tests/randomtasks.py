@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 import rscount
 from rscount.counters.generic.bruteforce import LIMIT, number_of_candidates
 
@@ -334,3 +336,38 @@ def random_module_tree_problem(seed: int, map_class: str = "complete"):
     task = rscount.task_from_spec({"name": "rtree", "concepts": concepts, "labels": labels})
     rows = rng.sample(range(task.space_size), rng.randint(min(task.space_size, 12), min(task.space_size, 40)))
     return rscount.make_problem(task, map_class=map_class, support=_rows(task, rows))
+
+
+def confounded(seed: int, n: int = 2, shapes: int = 2, colours: int = 3):
+    """A ConCon-like design: objects with a read shape s and an unread colour c; the label reads shapes only, and
+    the support keeps the scenes where it agrees with "some object has colour 0" (a confounder), thinned at
+    random but closed under swapping objects and under swapping colours 1 and 2 of any one object."""
+    from rscount.model.support import grid
+    rng = random.Random(seed)
+    x, y = rng.randrange(shapes), rng.randrange(shapes)
+    objects = range(1, n + 1)
+    if seed % 3 == 0:
+        text = " | ".join(f"((s{o} == {x}) & (s{q} == {y}))" for o in objects for q in objects if o != q)
+    elif seed % 3 == 1:
+        text = " ^ ".join(f"(s{o} == {x})" for o in objects)
+    else:
+        text = " + ".join(f"(s{o} == {x})" for o in objects)
+    task = rscount.task_from_spec({
+        "name": f"confounded{seed}", "labels": {"y": text},
+        "concepts": {f"{a}{o}": list(range(shapes if a == "s" else colours)) for o in objects for a in "sc"},
+        "groups": {a: [f"{a}{o}" for o in objects] for a in "sc"}})
+    space = grid(task.sizes)
+    label = task.evaluate(space)[:, 0]
+    zeros = (space[:, 1::2] == 0).sum(axis=1)
+    confounder = zeros % 2 == 1 if seed % 5 == 2 else zeros > 0
+    keep = (label != 0) == confounder if seed % 4 != 3 else np.ones(len(space), dtype=bool)
+    if seed % 4 != 0:  # thin out, keeping the symmetries: drop whole orbits
+        orbit_key = np.sort(np.minimum(space[:, 1::2], 1) * 10 + space[:, ::2], axis=1)
+        codes = orbit_key @ (100 ** np.arange(n))
+        drop = rng.choice([0.2, 0.5, 0.7])
+        dropped = {int(c) for c in np.unique(codes) if rng.random() < drop}
+        keep &= ~np.isin(codes, list(dropped))
+    if not keep.any():
+        keep[0] = True
+    rows = [[task.concepts[i].domain[u] for i, u in enumerate(r)] for r in space[keep].tolist()]
+    return task, rows

@@ -7,11 +7,12 @@ import json
 
 import numpy as np
 import pytest
-from randomtasks import random_problem
+from randomtasks import confounded, random_problem
 from tiers import tiered
 
 import rscount
-from rscount.auditing import audit, compare, confusion, data_curve
+import rscount.language.logic
+from rscount.auditing import audit, audit_problem, compare, confusion, data_curve
 from rscount.auditing.fixes import (
     _items,
     NARROWER,
@@ -140,7 +141,9 @@ def test_relation_many_random_problems(map_class, seed):
 
 
 def brute_count(problem) -> int:
-    return rscount.count_problem(problem, "bruteforce").count
+    """Brute force's count, or Ganak's where the class is too large to walk (free maps of 8 value bits)."""
+    from rscount.counters.generic.bruteforce import LIMIT, number_of_candidates
+    return rscount.count_problem(problem, "bruteforce" if number_of_candidates(problem) <= LIMIT else "ganak").count
 
 
 def check_supervision(problem, fix, items) -> None:
@@ -584,3 +587,66 @@ def test_joint_label_subsets_past_the_limit_give_their_size(monkeypatch):
         sub = dataclasses.replace(task, labels=tuple(lab for lab in task.labels if lab.name in labels))
         exact_count = rscount.count(sub, map_class="joint").count
         assert count is None and why == f"about 10^{log10_count(exact_count):,.0f} maps"
+
+
+def _read_source_maps_only(problem) -> bool:
+    """Whether every optimal map (brute force) gives each read concept a read concept's source."""
+    task = problem.task
+    read = {task.index(n) for lab in task.labels for n in rscount.language.logic.variables(lab.expr)}
+    return all(a[j][u][0] in read for a in brute_maps(problem) for j in read for u in range(task.sizes[j]))
+
+
+@pytest.mark.parametrize("seed", tiered(range(24), 6))
+@pytest.mark.parametrize("map_class", ["complete", "permutation"])
+def test_audit_sets_unread_concepts_apart_exactly_when_no_map_mixes_them(seed, map_class):
+    """The audit ranks the read concepts alone (the unread ones named apart) where its counts prove that every
+    optimal map gives the read concepts the read sources: on ConCon-like designs, exactly where brute force finds
+    no map giving a shape a colour's source, with brute force's count."""
+    task, rows = confounded(seed, shapes=2, colours=2)
+    problem = rscount.make_problem(task, map_class=map_class, support=rows)
+    a = audit_problem(problem, timeout=None)
+    assert a.result.count == brute_count(problem)
+    assert bool(a.result.unread) == _read_source_maps_only(problem), (task.labels[0].text, len(rows))
+    if a.result.unread:
+        assert a.result.count == a.result.free_maps * (a.result.count // a.result.free_maps)
+        assert set(a.result.unread) == {"c1", "c2"}
+
+
+@pytest.mark.parametrize("seed", tiered(range(16), 4))
+@pytest.mark.parametrize("map_class", ["complete", "free", "disentangled"])
+@pytest.mark.parametrize("by", ["value", "concept"])
+def test_items_on_unread_concepts_lead_a_smallest_fix(seed, map_class, by):
+    """Without the maps listed, a fix starts from every item on the concepts no label reads (each needed) and
+    adds a smallest fix of the rest: brute force finds no smaller set reaching its count, which is brute force's."""
+    task, rows = confounded(seed, shapes=2, colours=2)
+    problem = rscount.make_problem(task, map_class=map_class, support=rows)
+    fix = supervision_fix(problem, brute_count(problem), None, by=by, seconds=None)
+    items = _items(problem, by)
+    unread = [it for it in items if task.concepts[it[0]].name.startswith("c")]
+    assert unread and {item_text(task, it) for it in unread} <= set(fix.items)
+    check_supervision(problem, fix, items)
+
+
+def test_concon_two_objects_audits_the_read_concepts_with_a_proven_fix():
+    """ConCon task 1 at 2 objects (8 colours, 6,512 scenes), complete and free: the whole count is the read
+    concepts' 4 times the unread concepts' maps, and supervising one shape leaves 1 (proven smallest)."""
+    for map_class in ("complete", "free"):
+        a = audit("concon-t1", params={"objects": 2}, map_class=map_class, timeout=120)
+        assert a.result.count == rscount.count("concon-t1", params={"objects": 2}, map_class=map_class).count
+        assert a.result.count == 4 * a.result.free_maps
+        assert set(a.result.unread) == {"color1", "material1", "color2", "material2"}
+        assert a.supervise_values.count == 1 and a.supervise_values.minimal and len(a.supervise_values.items) == 1
+        assert a.supervise_concepts.count == 1 and a.supervise_concepts.minimal
+
+
+@pytest.mark.slow
+def test_concon_task_three_fix_pins_the_unread_concepts_then_the_read_ones():
+    """ConCon task 3 at 2 objects (where colours may stand in for sizes): the value fix supervises every colour
+    and material value, then a smallest set of shape and size values; counted afresh it leaves 1."""
+    problem = rscount.make_problem("concon-t3", params={"objects": 2})
+    count = rscount.count_problem(problem).count
+    for by, unread in (("value", 20), ("concept", 4)):
+        fix = supervision_fix(problem, count, None, by=by, seconds=None)
+        assert fix.count == 1 and fix.minimal and len(fix.items) > unread
+        supervised = rscount.make_problem("concon-t3", params={"objects": 2}, supervise=list(fix.items))
+        assert rscount.count_problem(supervised).count == 1

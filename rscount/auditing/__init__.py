@@ -10,7 +10,7 @@ import time
 from typing import Callable, Optional, Sequence
 
 from ..errors import CountTimeout, EncodingError, RscountError, TaskError
-from ..problems.problem import Problem
+from ..problems.problem import Problem, free_is_complete
 from ..results.count import format_count, headline_count, unread_maps_words
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
@@ -26,6 +26,9 @@ __all__ = ["draw_count", "audit", "audit_problem", "audit_tasks", "compare", "Au
 CLASS_SHARE = 0.15  # of the audit's time, for the class table of the whole design beside a read-concepts audit
 FREE_AS_COMPLETE = ("on an exhaustive support every free map is a complete map (each value meets every value of "
                     "the other concepts, so no predicted concept can mix two of them): audited as the complete class")
+FREE_AS_COMPLETE_LISTED = ("on this support every free map is a complete map (it shows every value of every concept "
+                           "and ties each concept's values together, so no predicted concept can mix two concepts): "
+                           "audited as the complete class")
 
 
 def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int] | None = None,
@@ -39,13 +42,16 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     the concepts the labels read and names the others apart (``all_concepts=True`` audits every concept)."""
     from ..planning.execute import count_problem
     from ..problems.split import without_unread
-    if problem.map_class == "free" and "free" in _same_as_complete(problem):
+    listed_complete = problem.map_class == "free" and problem.support.listed and problem.inference == "knowledge" \
+        and not problem.parts and not problem.supervision and free_is_complete(problem)
+    if problem.map_class == "free" and ("free" in _same_as_complete(problem) or listed_complete):
         import dataclasses
         inner = audit_problem(dataclasses.replace(problem, map_class="complete"), curve=curve, sizes=sizes,
                               seeds=seeds, draw=draw, workers=workers, timeout=timeout, progress=progress,
                               all_concepts=all_concepts)
         return dataclasses.replace(inner, result=dataclasses.replace(inner.result, map_class="free"),
-                                   notes=(FREE_AS_COMPLETE,) + inner.notes)
+                                   notes=(FREE_AS_COMPLETE if problem.support.exhaustive else
+                                          FREE_AS_COMPLETE_LISTED,) + inner.notes)
     free = None if all_concepts else without_unread(problem)
     if free is not None:
         inner = audit_problem(free[0], curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
@@ -72,6 +78,14 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     except CountTimeout:
         raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
                            f"count finished; raise timeout= or audit a smaller support") from None
+    apart = None if all_concepts or not result.exact else _read_sources_only(problem, result, left(0.2))
+    if apart is not None:
+        sub, factor, names = apart
+        say(f"audit: every optimal map gives the read concepts their own sources; auditing those {sub.task.k}")
+        inner = audit_problem(sub, curve=curve, sizes=sizes, seeds=seeds, draw=draw, workers=workers,
+                              timeout=left(0.9), progress=progress, all_concepts=True)
+        return _read_only(problem, sub, factor, names, inner, None if timeout is None else
+                          max(min(timeout - (time.monotonic() - start), CLASS_SHARE * timeout), 1.0), known=result)
     say(f"audit: {headline_count(result.count)} optimal maps; listing them")
     maps = None if independent_parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
     relation = confusion(problem, result, maps=maps, seconds=left(0.3))
@@ -92,21 +106,47 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
                  other=other)
 
 
+def _read_sources_only(problem: Problem, result, seconds: float | None) -> tuple | None:
+    """(the read concepts' problem, the unread concepts' maps, their names) where a complete problem's exact
+    count proves that every optimal map gives the read concepts the read sources: it equals the read concepts'
+    count on their projected rows times the unread concepts' bijections with any value maps, which counts
+    exactly those maps (ConCon's tasks alone at 2 and 3 objects: other source sets leave the labels a function
+    of their columns but hold no map). None elsewhere, or where the read concepts' count does not come."""
+    from ..planning.execute import count_problem
+    from ..problems.split import unread_if_apart, without_unread
+    found = unread_if_apart(problem)
+    if found is None:
+        return None
+    sub, factor, names = without_unread(problem, found)
+    try:
+        r = count_problem(sub, timeout=seconds)
+    except RscountError:
+        return None
+    return (sub, factor, names) if r.exact and r.count * factor == result.count else None
+
+
 def _read_only(problem: Problem, sub: Problem, factor: int, names: list, inner: Audit,
-               seconds: float | None) -> Audit:
+               seconds: float | None, known=None) -> Audit:
     """The audit of the read concepts, shown for the whole design: its count times the unread concepts' free
-    maps, those concepts named apart; the class table counts the whole design (as --map-class would)."""
+    maps, those concepts named apart; the class table counts the whole design (as --map-class would; ``known``:
+    its count, where already had)."""
     import dataclasses
     start = time.monotonic()
     r = inner.result
     scaled = {k: None if getattr(r, k) is None else getattr(r, k) * factor for k in ("lower", "upper")}
-    result = dataclasses.replace(r, task=problem.task.name, support_size=problem.support.length,
-                                 count=r.count * factor, unread=tuple(names), free_maps=factor, **scaled)
+    result = dataclasses.replace(r, task=problem.task.name, support=problem.support.kind,
+                                 support_size=problem.support.length, count=r.count * factor, unread=tuple(names),
+                                 free_maps=factor, **scaled)
+    if known is not None:
+        result = dataclasses.replace(result, seconds=known.seconds + r.seconds, backend=f"{known.backend}; read "
+                                     f"concepts: {r.backend}")
     note = (f"the audit ranks and fixes the {sub.task.k} concepts the labels read; {len(names)} no label reads "
             f"({', '.join(names[:6])}{' ...' if len(names) > 6 else ''}) may take any of {format_count(factor, True)}"
             f" {unread_maps_words(problem.map_class)} whatever the fix (supervise them to pin them; --all-concepts / "
             f"all_concepts=True audits "
-            f"every concept); fix counts are on the read concepts")
+            f"every concept); fix counts are on the read concepts" + (
+                "; the whole count is the read concepts' count times those maps, so no optimal map gives a read "
+                "concept an unread concept's source" if known is not None else ""))
     classes = class_counts(problem, seconds, known=result)
     return dataclasses.replace(inner, result=result, notes=(note,) + inner.notes, classes=classes,
                                seconds=inner.seconds + time.monotonic() - start)

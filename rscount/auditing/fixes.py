@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BackendError, CountTimeout, RscountError
+from ..language.logic import variables
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, Supervision, for_class
 from ..results.count import short_count
@@ -151,6 +152,9 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
         left = 1 + sum(not (s & set(chosen)) for s in sets)
         return _verified(problem, chosen, True, f"smallest hitting set over all {len(maps)} optimal maps (MaxSAT)",
                          seconds, left)
+    forced = _unread_items(problem, items)
+    if forced:
+        return _after_unread(problem, forced, by, seconds)
     by_group = _group_fix(problem, items, by, count, seconds)
     if by_group is not None:
         return by_group
@@ -159,6 +163,63 @@ def supervision_fix(problem: Problem, count: int, maps: list | None, *, by: str 
     except (RscountError, MemoryError, NotImplementedError):  # also a support too large to encode (MNMath-B.1)
         left = None if seconds is None else seconds - (time.monotonic() - start)
         return _greedy(problem, items, count, left)
+
+
+def _unread_items(problem: Problem, items: list) -> list:
+    """The items on concepts no label reads, where each is needed in every fix: the map that is the intended one
+    except that it predicts another value for that concept's value keeps every label and every other item
+    (under K, a class whose value maps are each concept's own: not shared; no rows supervised in full)."""
+    task = problem.task
+    if (problem.inference != "knowledge" or problem.parts or problem.supervision.vectors
+            or problem.map_class not in ("free", "complete", "permutation", "disentangled")):
+        return []
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    return [(i, u) for i, u in items if i not in read and task.sizes[i] > 1]
+
+
+def _after_unread(problem: Problem, forced: list, by: str, seconds) -> SupervisionFix:
+    """The items on unread concepts (each needed: :func:`_unread_items`), then a smallest fix of the read concepts
+    under them: together a smallest fix where that one is."""
+    start = time.monotonic()
+    base = with_items(problem, forced)
+    names = tuple(item_text(problem.task, it) for it in forced)
+    why = f"{len(forced)} items on concepts no label reads, each needed (a map moving that value alone keeps " \
+          f"every label)"
+    try:
+        r = _count(base, seconds)
+    except RscountError as exc:
+        return SupervisionFix(names, None, False, False, f"{why}; no count under them could be had "
+                              f"({str(exc).split(';')[0][:120]})", False)
+    if r.count == 1 and r.exact:
+        return SupervisionFix(names, 1, True, True, why, True)
+    left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.5)
+    rest = _read_part_fix(base, r, forced, by, left) if r.exact else None
+    if rest is None:
+        left = None if seconds is None else max(seconds - (time.monotonic() - start), 0.5)
+        rest = supervision_fix(base, r.count, None, by=by, seconds=left)
+    return SupervisionFix(names + rest.items, rest.count, rest.exact, rest.minimal, f"{why}; then {rest.method}",
+                          rest.reaches_one)
+
+
+def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> SupervisionFix | None:
+    """With every item on the unread concepts supervised (``base``): where its count is the read concepts' own
+    count on their projected rows, the unread concepts are pinned and the read ones read their own sources, so a
+    smallest fix of that smaller problem (its maps listed) is one of ``base``. None where the counts differ."""
+    from ..planning.execute import count_problem
+    from ..problems.split import without_unread
+    from .maps import list_maps
+    from .relation import LIST_LIMIT
+    unread = sorted({i for i, _ in forced})
+    bare = dataclasses.replace(base, supervision=Supervision(frozenset(), tuple(
+        it for it in base.supervision.concepts if it[0] not in unread)))
+    sub = without_unread(bare, (unread, 1))[0]
+    try:
+        r = count_problem(sub, timeout=seconds)
+    except RscountError:
+        return None
+    if not r.exact or r.count != result.count:
+        return None
+    return supervision_fix(sub, r.count, list_maps(sub, r, LIST_LIMIT, seconds), by=by, seconds=seconds)
 
 
 def _group_fix(problem: Problem, items: list, by: str, count: int, seconds) -> SupervisionFix | None:

@@ -32,7 +32,7 @@ from .problem import Problem, Supervision, free_is_complete
 from .quotient import MAX_TABLE, quotient
 
 __all__ = ["components", "essential", "grid_labels", "sources_stay_apart", "split_problem", "split_shared",
-           "unread_concepts", "without_unread", "bijection_weight", "keeping", "clash_masks"]
+           "unread_concepts", "unread_if_apart", "without_unread", "bijection_weight", "keeping", "clash_masks"]
 
 MAX_LABEL_GRID = 1 << 22
 MAX_HITTING_NODES = 20_000  # search nodes of one candidate search in a part's rigidity proof
@@ -388,11 +388,30 @@ def bijection_weight(targets: tuple, sources: tuple) -> int:
     return go(0, counts)
 
 
-def without_unread(problem: Problem) -> tuple | None:
+def unread_if_apart(problem: Problem) -> tuple | None:
+    """Under ``complete`` / ``permutation`` with K, nothing supervised, on a listed support: (the concepts no label
+    reads, the bijections between them with any value maps), the factor the count has *if* every optimal map
+    gives the read concepts the read sources, which the caller proves by counts (the whole count equals the read
+    concepts' count times this factor). None where there are no unread concepts or the class mixes them."""
+    task = problem.task
+    if (problem.map_class not in ("complete", "permutation") or problem.inference != "knowledge" or problem.parts
+            or problem.supervision or not problem.support.listed):
+        return None
+    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    free = [i for i in range(task.k) if i not in read]
+    if not free or not read:
+        return None
+    sizes = tuple(task.sizes[i] for i in free)
+    return free, bijection_weight(sizes, sizes)
+
+
+def without_unread(problem: Problem, found: tuple | None = None) -> tuple | None:
     """(the problem without the concepts no label reads, the number of value maps those concepts may take, their
-    names), or None where :func:`unread_concepts` finds none. The rest counts on the support's rows projected on
-    the read concepts (equal projections merged: they constrain the maps alike)."""
-    found = None if problem.parts else unread_concepts(problem)
+    names), or None where :func:`unread_concepts` finds none (``found``: those concepts and that number, known
+    otherwise: :func:`unread_if_apart`). The rest counts on the support's rows projected on the read concepts
+    (equal projections merged: they constrain the maps alike)."""
+    if found is None:
+        found = None if problem.parts else unread_concepts(problem)
     if found is None:
         return None
     free, factor = found
