@@ -203,13 +203,19 @@ def _after_unread(problem: Problem, forced: list, by: str, seconds) -> Supervisi
 
 def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> SupervisionFix | None:
     """With every item on the unread concepts supervised (``base``): where its count is the read concepts' own
-    count on their projected rows, the unread concepts are pinned and the read ones read their own sources, so a
-    smallest fix of that smaller problem (its maps listed) is one of ``base``. None where the counts differ."""
+    count on their projected rows times the value maps of the values of unread concepts no row shows (which go
+    anywhere), the unread concepts are pinned and the read ones read their own sources, so a smallest fix of
+    that smaller problem (its maps listed) is one of ``base``, leaving that many times its count. None where
+    the counts differ, or under free maps with values unshown (those may go to any concept)."""
     from ..planning.execute import count_problem
     from ..problems.split import without_unread
     from .maps import list_maps
-    from .relation import LIST_LIMIT
+    from .relation import LIST_LIMIT, _seen
     unread = sorted({i for i, _ in forced})
+    seen, sizes = _seen(base), base.task.sizes
+    unshown = math.prod(sizes[i] ** int((~seen[i]).sum()) for i in unread)
+    if base.map_class == "free" and unshown > 1:
+        return None
     bare = dataclasses.replace(base, supervision=Supervision(frozenset(), tuple(
         it for it in base.supervision.concepts if it[0] not in unread)))
     sub = without_unread(bare, (unread, 1))[0]
@@ -217,9 +223,13 @@ def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> Sup
         r = count_problem(sub, timeout=seconds)
     except RscountError:
         return None
-    if not r.exact or r.count != result.count:
+    if not r.exact or r.count * unshown != result.count:
         return None
-    return supervision_fix(sub, r.count, list_maps(sub, r, LIST_LIMIT, seconds), by=by, seconds=seconds)
+    fix = supervision_fix(sub, r.count, list_maps(sub, r, LIST_LIMIT, seconds), by=by, seconds=seconds)
+    if fix.count is None or unshown == 1:
+        return fix
+    return dataclasses.replace(fix, count=fix.count * unshown, reaches_one=False, method=(
+        f"{fix.method}; times the {unshown:,} maps of the unread concepts' values no vector shows"))
 
 
 def _group_fix(problem: Problem, items: list, by: str, count: int, seconds) -> SupervisionFix | None:
