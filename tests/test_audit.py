@@ -13,16 +13,8 @@ from tiers import tiered
 import rscount
 import rscount.language.logic
 from rscount.auditing import audit, audit_problem, compare, confusion, data_curve
-from rscount.auditing.fixes import (
-    _items,
-    NARROWER,
-    class_counts,
-    data_fix,
-    item_text,
-    label_subsets,
-    supervision_fix,
-    with_items,
-)
+from rscount.auditing.fixes import NARROWER, class_counts, data_fix, label_subsets
+from rscount.auditing.supervision import _items, item_text, supervision_fix, with_items
 from rscount.auditing.maps import list_maps
 from rscount.cli import main
 from rscount.counters.generic.bruteforce import _rows, candidates, label_table, optimal
@@ -478,7 +470,7 @@ def test_smallest_base_of_the_maps_group_is_the_smallest_hitting_set(seed):
     of the MaxSAT hitting set over every listed map, and leaves only the identity among them."""
     from randomtasks import random_exhaustive_problem
 
-    from rscount.auditing.fixes import _group_fix, _items, supervision_fix
+    from rscount.auditing.supervision import _group_fix, _items, supervision_fix
     from rscount.counters.base import Deadline
     from rscount.counters.symmetry.automorphism import point_group
     for cls in ("complete", "disentangled", "permutation"):
@@ -511,7 +503,7 @@ def _value(concept, text: str):
 def test_kand_logic_supervision_from_its_group_matches_maxsat_and_reaches_complete():
     """Kand-Logic disentangled (1,296 maps, listed): the group's smallest base has the MaxSAT hitting set's size
     (8 values, 4 concepts); complete (13,436,928 maps, not listable) gets a proven smallest fix too."""
-    from rscount.auditing.fixes import _group_fix, _items, supervision_fix
+    from rscount.auditing.supervision import _group_fix, _items, supervision_fix
     problem = rscount.make_problem("kand-logic", map_class="disentangled")
     r = rscount.count_problem(problem)
     maps = list_maps(problem, r, 5000, 60)
@@ -532,13 +524,13 @@ def test_data_fix_stops_where_a_count_runs_out_of_time(monkeypatch):
     problem = dataclasses.replace(problem, support=Support(problem.support.vectors[:1], "one vector"),
                                   supervision=dataclasses.replace(problem.supervision, vectors=frozenset()))
     result = rscount.count_problem(problem)
-    real = fixes._count
+    real = fixes.count_within
 
     def slow(p, seconds):
         if p.support.length > 1:
             raise CountTimeout("search timed out after 0.5 s; raise timeout=")
         return real(p, seconds)
-    monkeypatch.setattr(fixes, "_count", slow)
+    monkeypatch.setattr(fixes, "count_within", slow)
     fix = data_fix(problem, result.count, None, seconds=None)
     assert result.count == 336 and fix.vectors == () and "did not finish (search timed out after 0.5 s)" in fix.note
 

@@ -200,7 +200,7 @@ def test_joint_supervision_fix_is_smallest_on_random_supports(seed):
     """Against every smaller set of the same kind of items, each counted: none reaches the fix's count."""
     import itertools
     import random as _random
-    from rscount.auditing.fixes import supervision_fix
+    from rscount.auditing.supervision import supervision_fix
     rng = _random.Random(seed)
     task = rscount.task_from_text([rng.choice(["a ^ b ^ c", "(a & b) | c", "a + b + c > 1"])], "a,b,c")
     rows = sorted(rng.sample(range(8), rng.randint(2, 8)))

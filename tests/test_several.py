@@ -172,7 +172,7 @@ def test_bad_input_says_what(call, fragment):
 
 def test_audit_of_several_tasks_adds_candidates_and_supervision():
     from rscount.auditing import audit_tasks
-    from rscount.auditing.fixes import with_items
+    from rscount.auditing.supervision import with_items
     a = rscount.make_problem("xor3", support="0,0,0;1,1,0;0,1,1", map_class="disentangled")
     b = rscount.make_problem("or3", support="0,0,1;1,0,0", map_class="disentangled")
     cand = rscount.make_problem("and3", map_class="disentangled")

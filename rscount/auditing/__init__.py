@@ -14,7 +14,8 @@ from ..problems.problem import Problem, free_is_complete
 from ..results.count import format_count, headline_count, unread_maps_words
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
 from .curve import Curve, data_curve, draw_count
-from .fixes import DataFix, SupervisionFix, _same_as_complete, class_counts, data_fix, label_subsets, supervision_fix
+from .fixes import DataFix, _same_as_complete, class_counts, data_fix, label_subsets
+from .supervision import SupervisionFix, supervision_fix
 from .maps import list_maps
 from .relation import LIST_LIMIT, ConceptRelation, Relation, confusion, independent_parts
 from .report import Audit, Comparison
@@ -112,17 +113,11 @@ def _read_sources_only(problem: Problem, result, seconds: float | None) -> tuple
     count on their projected rows times the unread concepts' bijections with any value maps, which counts
     exactly those maps (ConCon's tasks alone at 2 and 3 objects: other source sets leave the labels a function
     of their columns but hold no map). None elsewhere, or where the read concepts' count does not come."""
-    from ..planning.execute import count_problem
-    from ..problems.split import unread_if_apart, without_unread
+    from ..problems.split import unread_if_apart
+    from .readpart import proven_read_part
     found = unread_if_apart(problem)
-    if found is None:
-        return None
-    sub, factor, names = without_unread(problem, found)
-    try:
-        r = count_problem(sub, timeout=seconds)
-    except RscountError:
-        return None
-    return (sub, factor, names) if r.exact and r.count * factor == result.count else None
+    proven = None if found is None else proven_read_part(problem, found, result.count, seconds)
+    return None if proven is None else (proven[0], found[1], proven[2])
 
 
 def _read_only(problem: Problem, sub: Problem, factor: int, names: list, inner: Audit,

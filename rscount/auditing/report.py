@@ -10,7 +10,8 @@ from ..files.writing import show_or_save
 from ..results.count import CountResult, format_count, json_int
 from .cells import SCALE_HTML, cell_text, matrix_html, matrix_text, rounded, shares_of
 from .curve import Curve, plot_curve
-from .fixes import DataFix, SupervisionFix, smallest_sufficient
+from .fixes import DataFix, smallest_sufficient
+from .supervision import SupervisionFix
 from .relation import Relation
 
 __all__ = ["Audit", "Comparison"]

@@ -172,6 +172,11 @@ class Task:
         """The number of concept vectors."""
         return math.prod(d ** times for d, times in Counter(self.sizes).items())  # a power per size: quick at 10^5
 
+    @cached_property
+    def read(self) -> tuple:
+        """The indices of the concepts some label reads, in order (the others change no label)."""
+        return tuple(sorted({self.index(n) for lab in self.labels for n in variables(lab.expr)}))
+
     def group_of(self, i: int) -> tuple:
         """Concept indices sharing a classifier with concept ``i`` (itself alone if ungrouped)."""
         name = self.concepts[i].name

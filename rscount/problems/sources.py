@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..language.logic import variables
 from ..model.support import Support, interchangeable_values, label_ids, row_codes
 from ..model.task import Task
 from .isomorphism import same_table, table
@@ -89,7 +88,7 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
     if not splits_by_sources(problem):
         return None
     task = problem.task
-    read = _read(task)
+    read = task.read
     unread = tuple(i for i in range(task.k) if i not in read)
     G = raw = np.asarray(problem.support.vectors, dtype=np.int64)
     observed = _observed(problem, raw, read) if problem.supervision else None
@@ -138,11 +137,6 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
         tables.append(mine)
     return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores),
                        unshown, orbits)
-
-
-def _read(task: Task) -> tuple:
-    """The concepts the labels read."""
-    return tuple(sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)}))
 
 
 def _observed(problem: Problem, G: np.ndarray, concepts: tuple) -> np.ndarray | None:
@@ -258,7 +252,7 @@ def splits_by_sources(problem: Problem) -> bool:
         return False
     if problem.map_class == "free" and (problem.supervision or not free_keeps_concepts(problem)):
         return False
-    read = _read(task)
+    read = task.read
     return 0 < len(read) < task.k and math.comb(task.k, len(read)) <= MAX_SOURCE_SETS
 
 

@@ -309,7 +309,7 @@ def unread_concepts(problem: Problem) -> tuple | None:
     if problem.map_class not in ("disentangled", "shared") or problem.inference != "knowledge":
         return None
     task = problem.task
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    read = set(task.read)
     units = [sorted(set(task.group_of(i))) if problem.map_class == "shared" else [i] for i in range(task.k)]
     free = sorted(i for i in range(task.k) if not set(units[i]) & read)
     whole = problem.support.exhaustive and not problem.supervision.vectors and not problem.parts
@@ -344,7 +344,7 @@ def _unread_complete(problem: Problem) -> tuple | None:
         return None
     if problem.map_class == "free" and not free_is_complete(problem):
         return None
-    read = sorted({task.index(n) for lab in task.labels for n in variables(lab.expr)})
+    read = task.read
     free = [i for i in range(task.k) if i not in read]
     if not free or not read:
         return None
@@ -397,9 +397,8 @@ def unread_if_apart(problem: Problem) -> tuple | None:
     if (problem.map_class not in ("complete", "permutation") or problem.inference != "knowledge" or problem.parts
             or problem.supervision or not problem.support.listed):
         return None
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
-    free = [i for i in range(task.k) if i not in read]
-    if not free or not read:
+    free = [i for i in range(task.k) if i not in task.read]
+    if not free or not task.read:
         return None
     sizes = tuple(task.sizes[i] for i in free)
     return free, bijection_weight(sizes, sizes)

@@ -604,9 +604,8 @@ def count_kernels(problem, allowed: dict | None = None, deadline=None, layout: t
     parts, pins = layout if layout is not None else _layout(problem)
     if pins and allowed and any(allowed.get(r, problem.task.sizes[r]) != problem.task.sizes[r] for r in pins):
         raise BackendError("restricted images and supervised values do not go together")
-    from ...language.logic import variables
     task = problem.task
-    read = {task.index(n) for lab in task.labels for n in variables(lab.expr)}
+    read = set(task.read)
     owners = _order(_owners(problem, allowed, pins), parts, read)
     search = _Search(parts, owners, deadline)
     return search.start(confidence), search.nodes

@@ -1,0 +1,22 @@
+"""The read concepts' own problem, where the counts prove it holds every optimal map of the whole design."""
+
+from __future__ import annotations
+
+from ..errors import RscountError
+from ..problems.problem import Problem
+
+
+def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float | None, times: int = 1):
+    """(the problem on the concepts no label leaves out, its exact count result, the unread concepts' names) where
+    that count times ``times`` (the unread concepts' maps: ``found`` is (their indices, that number) unless given)
+    equals ``whole``, the design's exact count: the family of maps that give the read concepts the read sources is
+    counted exactly by that product and maps elsewhere would add to it, so it is every optimal map. None where
+    the counts differ or the read part's count does not come."""
+    from ..planning.execute import count_problem
+    from ..problems.split import without_unread
+    sub, factor, names = without_unread(problem, found)
+    try:
+        r = count_problem(sub, timeout=seconds)
+    except RscountError:
+        return None
+    return (sub, r, names) if r.exact and r.count * factor * times == whole else None
