@@ -619,6 +619,37 @@ def test_items_on_unread_concepts_lead_a_smallest_fix(seed, map_class, by):
     check_supervision(problem, fix, items)
 
 
+def _hiding(seed: int):
+    """A confounded design whose support shows no colour 2 on object 2 (and, on odd seeds, no shape 1 on object 1)."""
+    task, rows = confounded(seed, shapes=2, colours=3)
+    rows = np.asarray(rows)
+    keep = (rows[:, 3] != 2) & ((rows[:, 1] != 1) | (seed % 2 == 0))
+    return task, rows[keep].tolist()
+
+
+@pytest.mark.parametrize("seed", tiered([0, 1, 3, 4, 6, 7, 10, 13], 2))
+@pytest.mark.parametrize("by", ["value", "concept"])
+def test_free_fix_on_the_read_part_counts_the_maps_of_values_no_vector_shows(seed, by):
+    """Free maps send a value no vector shows anywhere (any predicted value of any concept): the read part's fix,
+    scaled by those maps over the whole design against the read part's own, is brute force's count and smallest."""
+    task, rows = _hiding(seed)
+    problem = rscount.make_problem(task, map_class="free", support=rows)
+    fix = supervision_fix(problem, brute_count(problem), None, by=by, seconds=None)
+    check_supervision(problem, fix, _items(problem, by))
+
+
+def test_free_fixes_take_the_read_part_where_values_go_unshown():
+    """The read part's fix is taken under free maps with unshown values (it was declined there, leaving greedy
+    sets): on these designs the counts prove the read part apart and the fix says what it scaled by."""
+    taken = 0
+    for seed in (0, 1, 3, 4):
+        task, rows = _hiding(seed)
+        problem = rscount.make_problem(task, map_class="free", support=rows)
+        fix = supervision_fix(problem, rscount.count_problem(problem).count, None, by="value", seconds=None)
+        taken += fix.minimal and "of the values no vector shows" in fix.method
+    assert taken == 4
+
+
 def test_concon_two_objects_audits_the_read_concepts_with_a_proven_fix():
     """ConCon task 1 at 2 objects (8 colours, 6,512 scenes), complete and free: the whole count is the read
     concepts' 4 times the unread concepts' maps, and supervising one shape leaves 1 (proven smallest)."""

@@ -6,12 +6,12 @@ from ..errors import RscountError
 from ..problems.problem import Problem
 
 
-def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float | None, times: int = 1):
-    """(the problem on the concepts no label leaves out, its exact count result, the unread concepts' names) where
-    that count times ``times`` (the unread concepts' maps: ``found`` is (their indices, that number) unless given)
-    equals ``whole``, the design's exact count: the family of maps that give the read concepts the read sources is
-    counted exactly by that product and maps elsewhere would add to it, so it is every optimal map. None where
-    the counts differ or the read part's count does not come."""
+def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float | None, times=1):
+    """(the problem on the concepts some label reads, its exact count result, the unread concepts' names) where that
+    count times the unread concepts' maps (``found``: their indices, that number) and ``times`` (an int or Fraction:
+    what else the sub problem leaves out) equals ``whole``, the design's exact count. The family of maps giving the
+    read concepts the read sources is counted exactly by that product and maps elsewhere would add to it, so it is
+    every optimal map. None where the counts differ or the read part's count does not come."""
     from ..planning.execute import count_problem
     from ..problems.split import without_unread
     sub, factor, names = without_unread(problem, found)

@@ -184,18 +184,23 @@ def _after_unread(problem: Problem, forced: list, by: str, seconds) -> Supervisi
 
 def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> SupervisionFix | None:
     """With every item on the unread concepts supervised (``base``): where its count is the read concepts' own
-    count on their projected rows times the value maps of the values of unread concepts no row shows (which go
-    anywhere), the unread concepts are pinned and the read ones read their own sources, so a smallest fix of
-    that smaller problem (its maps listed) is one of ``base``, leaving that many times its count. None where
-    the counts differ, or under free maps with values unshown (those may go to any concept)."""
+    count on their projected rows times the maps of the values no row shows (which change no label and no
+    supervised item), the unread concepts are pinned and the read ones read their own sources, so a smallest fix
+    of that smaller problem (its maps listed) is one of ``base``, leaving that many times its count. None where
+    the counts differ."""
+    from fractions import Fraction
+
     from .maps import list_maps
     from .readpart import proven_read_part
     from .relation import LIST_LIMIT, _seen
     unread = sorted({i for i, _ in forced})
+    read = [i for i in range(base.task.k) if i not in unread]
     seen, sizes = _seen(base), base.task.sizes
-    unshown = math.prod(sizes[i] ** int((~seen[i]).sum()) for i in unread)
-    if base.map_class == "free" and unshown > 1:
-        return None
+    if base.map_class == "free":  # an unshown value goes to any predicted value: the sub problem's own such maps
+        hidden = [int((~seen[i]).sum()) for i in range(base.task.k)]  # are over the read concepts' values alone
+        unshown = Fraction(sum(sizes) ** sum(hidden), sum(sizes[i] for i in read) ** sum(hidden[i] for i in read))
+    else:
+        unshown = Fraction(math.prod(sizes[i] ** int((~seen[i]).sum()) for i in unread))
     bare = dataclasses.replace(base, supervision=Supervision(frozenset(), tuple(
         it for it in base.supervision.concepts if it[0] not in unread)))
     proven = proven_read_part(bare, (unread, 1), result.count, seconds, times=unshown)
@@ -205,8 +210,13 @@ def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> Sup
     fix = supervision_fix(sub, r.count, list_maps(sub, r, LIST_LIMIT, seconds), by=by, seconds=seconds)
     if fix.count is None or unshown == 1:
         return fix
-    return dataclasses.replace(fix, count=fix.count * unshown, reaches_one=False, method=(
-        f"{fix.method}; times the {unshown:,} maps of the unread concepts' values no vector shows"))
+    scaled = fix.count * unshown
+    if scaled.denominator != 1:
+        return None
+    times = f"the {short_count(int(unshown))} maps" if unshown.denominator == 1 else \
+        f"{unshown.numerator:,}/{unshown.denominator:,} for the maps"
+    return dataclasses.replace(fix, count=int(scaled), reaches_one=False,
+                               method=f"{fix.method}; times {times} of the values no vector shows")
 
 
 def _group_fix(problem: Problem, items: list, by: str, count: int, seconds) -> SupervisionFix | None:
