@@ -308,3 +308,27 @@ def test_a_rectangle_too_large_to_list_goes_to_the_search(monkeypatch):
         assert listing.listed_count(rect, build_state(rect), Deadline(None, "listing")) is None
         count, _, by_sat = sources.rectangle_count(rect, Deadline(None, "search"), quick=0)
         assert count == Search(rect, Deadline(None, "search")).total() and not by_sat
+
+
+def test_listing_encodes_only_the_rows_wrong_maps_break(monkeypatch):
+    """SAT's list adds a rectangle's rows to the CNF as listed maps break them: on ConCon task 3 at 2 objects
+    (2 colours) every rectangle's list is the search's count, and the big ones encode a fraction of their rows."""
+    from rscount.counters.base import Deadline
+    from rscount.counters.search import listing
+    from rscount.counters.search.branch import Search
+    encoded, real = [], listing.encode
+
+    def counted(rect, **kw):
+        encoded.append(rect.support.length)
+        return real(rect, **kw)
+    monkeypatch.setattr(listing, "encode", counted)
+    problem = rscount.make_problem("concon-t3", params={"objects": 2, "colors": 2}, map_class="complete")
+    split = source_split(problem)
+    fractions = []
+    for rect in split.rectangles:
+        encoded.clear()
+        want = Search(rect, Deadline(None, "search")).total()
+        assert listing.listed_count(rect, Search(rect, Deadline(None, "s")).state, Deadline(None, "listing"),
+                                    limit=1 << 17) == want
+        fractions.append(sum(encoded) / rect.support.length)
+    assert min(fractions) < 0.5

@@ -40,6 +40,7 @@ class Encoding:
     problem: Problem = field(repr=False)
     constraints: list = field(repr=False, default_factory=list)  # clauses that are not gate definitions
     gates: dict = field(repr=False, default_factory=dict)  # gate var -> (op, children)
+    frame: tuple = (0, 0)  # (clauses, variables) before the first support vector's: the same for any rows
 
     @property
     def size(self) -> dict:
@@ -153,6 +154,7 @@ def encode(problem: Problem | Rectangle, progress: Callable[[int, int], None] | 
     n = problem.support.length
     predicted: list = []  # per row, its predicted value bits (a learned head compares rows with each other)
     base = len(circuit.clauses)
+    frame = (base, circuit.pool.top)
     for row, g in enumerate(problem.support.rows()):
         guess = base + (len(circuit.clauses) - base) * n // row if row == PROBE_ROWS else 0
         if guess > MAX_CLAUSES:
@@ -183,7 +185,7 @@ def encode(problem: Problem | Rectangle, progress: Callable[[int, int], None] | 
     if learned:
         _apart(circuit, problem, predicted, A if local else None, deadline)
     return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem,
-                    circuit.constraints, circuit.defs)
+                    circuit.constraints, circuit.defs, frame)
 
 
 MAX_PAIRS = 20_000_000  # pairs of support vectors with different labels a learned-head CNF compares

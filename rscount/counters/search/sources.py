@@ -15,6 +15,7 @@ from .branch import CHECK_EVERY, Search
 from .listing import listed_count
 
 QUICK_NODES = 2 * CHECK_EVERY  # partial maps a rectangle's search may visit before SAT lists its maps
+LIST_FIRST = 512  # rows past which SAT lists a rectangle's maps first (each search node costs a pass over rows)
 
 
 class _Spent(Exception):
@@ -52,13 +53,14 @@ def count_rectangles(split, deadline, quick: int = QUICK_NODES) -> tuple:
 
 
 def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
-    """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search,
-    then SAT's list, then the whole search."""
+    """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search
+    (on rectangles of up to LIST_FIRST rows), then SAT's list, then the whole search."""
     search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
-    try:
-        return search.total(), search.nodes, False
-    except _Spent:
-        pass
+    if rect.support.length <= LIST_FIRST:
+        try:
+            return search.total(), search.nodes, False
+        except _Spent:
+            pass
     listed = listed_count(rect, search.state, deadline)
     if listed is not None:
         return listed, search.nodes, True
