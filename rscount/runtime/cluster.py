@@ -72,7 +72,7 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
         env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
         # Forked workers start in a fraction of a second with rscount (and torch) already imported, and never
         # re-run the caller's script as spawned ones do (a script without a __main__ guard would recurse).
-        with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}):
+        with dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD}), _quiet_children():
             before = _children()
             try:
                 with warnings.catch_warnings():
@@ -92,6 +92,23 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
                 except BaseException:  # Ctrl-C, SIGTERM, an error: end the workers now, not after their task
                     _kill_workers(cluster)
                     raise
+
+
+@contextlib.contextmanager
+def _quiet_children():
+    """Dask's loggers at CRITICAL while the cluster lives, so forked workers inherit it and write no log line:
+    a thread of ours (the scheduler's) may hold stderr's buffer lock at the fork, and a child writing to that
+    stream then waits on it forever (seen as a worker hanging in its first log line, the cluster never up)."""
+    import logging
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "bokeh")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def _children() -> set:
