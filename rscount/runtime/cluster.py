@@ -24,6 +24,7 @@ __all__ = ["have_dask", "require_dask", "client", "map_tasks", "ALLOWED_FAILURES
 
 ALLOWED_FAILURES = 2  # a task whose worker dies is tried again this many times before it counts as lost
 START_METHOD = "fork"  # how the local cluster starts its worker processes (see client())
+QUICK_CLOSE = 10.0  # seconds the client and the cluster each get to close after Ctrl-C, SIGTERM or an error
 _RUNS = itertools.count()
 
 
@@ -81,17 +82,21 @@ def client(workers: int | None = None, scheduler: str | None = None, *, dashboar
                                                        dashboard_address=":0" if dashboard else None,
                                                        silence_logs=50)
             except BaseException:  # SIGTERM or Ctrl-C while the cluster starts: its workers end now
-                for pid in _children() - before:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, 9)
+                _kill_new_children(before)
                 _forget_clusters()
                 raise
-            with cluster, distributed.Client(cluster) as c:
-                try:
-                    yield c
-                except BaseException:  # Ctrl-C, SIGTERM, an error: end the workers now, not after their task
-                    _kill_workers(cluster)
-                    raise
+            try:
+                c = distributed.Client(cluster)
+            except BaseException:
+                _end(None, cluster, before, QUICK_CLOSE)
+                raise
+            try:
+                yield c
+            except BaseException:  # Ctrl-C, SIGTERM, an error: end the workers now, not after their task
+                _kill_workers(cluster)
+                _end(c, cluster, before, QUICK_CLOSE)
+                raise
+            _end(c, cluster, None, None)
 
 
 @contextlib.contextmanager
@@ -124,11 +129,39 @@ def _children() -> set:
     return out
 
 
-def _forget_clusters() -> None:
-    """Drop half-started clusters from Dask's exit hook, which would wait on their dead workers."""
+def _forget_clusters(cluster=None) -> None:
+    """Drop ``cluster`` (default: every half-started one) from Dask's exit hook, which would wait on their dead
+    workers."""
     with contextlib.suppress(Exception):
         from distributed.deploy.spec import SpecCluster
-        SpecCluster._instances.clear()
+        if cluster is None:
+            SpecCluster._instances.clear()
+        else:
+            SpecCluster._instances.discard(cluster)
+
+
+def _end(c, cluster, before: set | None, timeout: float | None) -> None:
+    """Close the client and the local cluster (within ``timeout`` seconds each, when given); after a stop
+    (``before``: the children we had before the cluster) SIGKILL any child still alive, since a nanny may have
+    restarted a worker we killed and a worker left behind holds the interpreter's exit (multiprocessing joins
+    its children there)."""
+    if timeout is None:
+        if c is not None:
+            c.close()
+        cluster.close()
+        return
+    for closer in ((c.close,) if c is not None else ()) + (cluster.close,):
+        with contextlib.suppress(Exception):
+            closer(timeout=timeout)
+    _kill_new_children(before or set())
+    _forget_clusters(cluster)
+
+
+def _kill_new_children(before: set) -> None:
+    """SIGKILL this process's children that were not among ``before``."""
+    for pid in _children() - before:
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
 
 
 def _kill_workers(cluster) -> None:
