@@ -673,3 +673,33 @@ def test_concon_task_three_fix_pins_the_unread_concepts_then_the_read_ones():
         assert fix.count == 1 and fix.minimal and len(fix.items) > unread
         supervised = rscount.make_problem("concon-t3", params={"objects": 2}, supervise=list(fix.items))
         assert rscount.count_problem(supervised).count == 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_applying_a_map_to_many_vectors_is_applying_it_to_each(seed):
+    from rscount.auditing.maps import apply_map, pair_codes
+    from rscount.results.count import ConceptMap
+    rng = np.random.default_rng(seed)
+    sizes = tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(1, 5))))
+    k = len(sizes)
+    kind = seed % 3  # a complete map, a disentangled one, or a free one with mixed targets
+    targets = rng.permutation(k) if kind == 0 else np.arange(k)
+    assign = tuple(tuple((int(rng.integers(k)) if kind == 2 else int(targets[j]), None) for _ in range(s))
+                   for j, s in enumerate(sizes))
+    assign = tuple(tuple((i, int(rng.integers(sizes[i]))) for i, _ in row) for row in assign)
+    m = ConceptMap(assign, tuple(f"c{j}" for j in range(k)), tuple(tuple(range(s)) for s in sizes))
+    vectors = np.stack([rng.integers(s, size=40) for s in sizes], axis=1)
+    out = apply_map(m, vectors)
+    for row, got in zip(vectors.tolist(), out.tolist()):
+        given: dict = {}
+        for j, u in enumerate(row):
+            i, v = assign[j][u]
+            given.setdefault(i, set()).add(v)
+        if any(len(vs) > 1 for vs in given.values()):
+            assert got == [-1] * k
+        else:
+            assert got == [given[i].pop() if i in given else -1 for i in range(k)]
+    codes = pair_codes(m, vectors, sizes)
+    for j, s in enumerate(sizes):
+        keep = out[:, j] >= 0
+        assert codes[j].tolist() == sorted(set((vectors[keep, j] * s + out[keep, j]).tolist()))

@@ -232,7 +232,7 @@ def test_renaming_counts_need_a_learned_head_and_no_concept_supervision():
 
 
 def test_the_audit_of_a_learned_head_sits_beside_the_knowledges():
-    from rscount.auditing.maps import realised_pairs
+    from rscount.auditing.maps import pair_codes
     a = rscount.audit("mnadd-half", map_class="shared", inference="learned", timeout=120)
     problem = rscount.make_problem("mnadd-half", map_class="shared", inference="learned")
     maps = list(rscount.count_problem(problem, "bruteforce").maps(None))
@@ -240,7 +240,7 @@ def test_the_audit_of_a_learned_head_sits_beside_the_knowledges():
     d = a.relation.concepts[0]
     expected = set()
     for m in maps:
-        expected |= set(realised_pairs(m, problem.support.vectors, problem.task.sizes)[0].tolist())
+        expected |= set(pair_codes(m, problem.support.vectors, problem.task.sizes)[0].tolist())
     assert {v * 5 + u for v in range(5) for u in range(5) if d.possible[v, u]} == expected
     assert a.supervise_concepts.count == 1 and a.supervise_concepts.minimal
     fixed = rscount.count(problem.task, map_class="shared", inference="learned",

@@ -332,3 +332,32 @@ def test_listing_encodes_only_the_rows_wrong_maps_break(monkeypatch):
                                     limit=1 << 17) == want
         fractions.append(sum(encoded) / rect.support.length)
     assert min(fractions) < 0.5
+
+
+@pytest.mark.parametrize("seed", tiered(range(24), 4))
+def test_counts_kept_between_calls_match_an_oracle(seed, monkeypatch):
+    """An audit counts a design again under supervision of unread concepts (the same rectangles, kept) and with a
+    row added (its source sets sought among those of the rows before): each sum is the oracle's."""
+    from rscount.model.support import Support, grid
+    from rscount.problems import sources
+    within = []
+    sought = sources._sought
+    monkeypatch.setattr(sources, "_sought", lambda *a, **k: within.append(k.get("within")) or sought(*a, **k))
+    rng = random.Random(seed)
+    task, rows = _confounded(seed, n=2 + (seed % 6 == 5), shapes=2 + seed % 2, colours=3)
+
+    def summed(problem) -> int:
+        return rscount.get_counter("search").count_sum(source_split(problem), rscount.counters.Options())[0]
+    problem = rscount.make_problem(task, map_class="complete", support=rows)
+    assert summed(problem) == _oracle(problem)
+    unread = [c.name for i, c in enumerate(task.concepts) if i not in task.read]
+    again = rscount.make_problem(task, map_class="complete", support=rows,
+                                 supervise=rng.sample(unread, rng.randint(1, len(unread))))
+    assert summed(again) == _oracle(again)
+    have = {tuple(r) for r in problem.support.vectors.tolist()}
+    outside = [r for r in grid(task.sizes).tolist() if tuple(r) not in have]
+    if outside:
+        added = np.vstack([problem.support.vectors, np.array(rng.sample(outside, min(len(outside), 2)))])
+        more = rscount.make_problem(task, map_class="complete", support=Support(added, "added"))
+        assert summed(more) == _oracle(more)
+        assert within[-1] is not None  # sought among the sets of the rows before

@@ -21,6 +21,7 @@ __all__ = ["DataFix", "data_fix", "class_counts", "label_subsets"]
 
 CANDIDATES = 4096  # vectors outside the support scored per data step (all of them where there are fewer)
 POOL = 2000  # optimal maps held to score candidate vectors when not all are listed
+FRUITLESS = 3  # draws of candidate vectors that remove none of the maps held before the data fix stops
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
     complete_pool = maps is not None
     pool = [m for m in maps] if maps is not None else None
     rng = np.random.default_rng(seed)
+    fruitless = 0  # draws in a row that removed no map held
     for _ in range(steps):
         left = None if seconds is None else seconds - (time.monotonic() - start)
         if left is not None and left <= 0 or count == 1 or (floor is not None and count <= floor):
@@ -78,14 +80,19 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
             killed += kills(m, current, cand, labels)
         best = int(np.argmax(killed))
         if killed[best] == 0:
-            if complete_pool:
-                if not every:
-                    why = why or (f"none of {len(cand):,} vectors drawn outside the support (of "
-                                  f"{short_count(task.space_size)}; half of them next to support vectors) "
-                                  f"lowers the count: not every vector was tried")
-                break  # every map left survives every vector tried
-            pool = None  # the pool saw no difference; refresh it from the new problem once more
-            continue
+            fruitless += 1
+            if complete_pool or every or fruitless >= FRUITLESS:
+                tried = (f"the {len(cand):,} vectors outside the support" if every else
+                         f"{fruitless * len(cand):,} vectors drawn outside the support (of "
+                         f"{short_count(task.space_size)}; half of them next to support vectors)")
+                if not complete_pool:
+                    why = why or (f"none of {tried} removes any of the {len(pool):,} optimal maps held (a sample "
+                                  f"of the {short_count(count)}; a vector may still remove others)")
+                elif not every:
+                    why = why or f"none of {tried} lowers the count: not every vector was tried"
+                break  # every map held survives every vector tried
+            continue  # the same problem and maps: draw other vectors
+        fruitless = 0
         x = cand[best]
         given = np.vstack([current.support.vectors, x[None, :]])
         current = dataclasses.replace(current, support=Support(given, f"{problem.support.kind} + {len(added) + 1}"))

@@ -17,7 +17,7 @@ from ..errors import BackendError, RscountError
 from ..problems.problem import Problem
 from ..results.count import ConceptMap, CountResult, JointMap
 
-__all__ = ["MapTable", "list_maps", "apply_map", "realised_pairs", "identity"]
+__all__ = ["MapTable", "list_maps", "apply_map", "pair_codes", "identity"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,14 @@ def apply_map(m: ConceptMap | JointMap | MapTable, vectors: np.ndarray) -> np.nd
     out = np.full((n, k), -1, dtype=np.int64)
     clash = np.zeros(n, dtype=bool)
     for j in range(k):
-        tgt, val = t.target[j][vectors[:, j]], t.value[j][vectors[:, j]]
+        col = vectors[:, j]
+        if t.target[j].size and (t.target[j] == t.target[j][0]).all():  # one target (narrower than free)
+            i, val = int(t.target[j][0]), t.value[j][col]
+            prev = out[:, i]
+            clash |= (prev != -1) & (prev != val)
+            out[:, i] = val
+            continue
+        tgt, val = t.target[j][col], t.value[j][col]
         for i in np.unique(tgt):
             rows = tgt == i
             prev = out[rows, i]
@@ -66,10 +73,16 @@ def apply_map(m: ConceptMap | JointMap | MapTable, vectors: np.ndarray) -> np.nd
     return out
 
 
-def realised_pairs(m: ConceptMap | MapTable, vectors: np.ndarray, sizes: tuple) -> list:
-    """For each concept j, the codes ``v * sizes[j] + u`` of the pairs (true v, predicted u) ``m`` realises."""
+def pair_codes(m: ConceptMap | MapTable, vectors: np.ndarray, sizes: tuple) -> list:
+    """Per concept j, the sorted codes ``v * sizes[j] + u`` of the pairs (true v, predicted u) ``m`` realises on
+    ``vectors``; rows where the map gives concept j no value are left out."""
     out = apply_map(m, vectors)
-    return [np.unique(vectors[:, j] * s + out[:, j]) for j, s in enumerate(sizes)]
+    codes = []
+    for j, s in enumerate(sizes):
+        keep = out[:, j] >= 0
+        pairs = vectors[:, j] * s + out[:, j] if keep.all() else vectors[keep, j] * s + out[keep, j]
+        codes.append(np.flatnonzero(np.bincount(pairs, minlength=s * s)))
+    return codes
 
 
 def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float | None) -> list | None:

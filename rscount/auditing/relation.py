@@ -22,7 +22,7 @@ from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..model.support import Support
 from ..problems.problem import Problem, Supervision
 from ..results.count import CountResult, log10_count
-from .maps import MapTable, apply_map, list_maps
+from .maps import MapTable, list_maps, pair_codes
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
 
@@ -216,7 +216,7 @@ def realised(problem: Problem, maps: list) -> list:
     vec = None if single and problem.support.exhaustive else _vectors(problem)
     if not single:  # free maps: a gt concept's values may go to different predicted concepts
         for m, t in enumerate(tables):
-            for j, codes in enumerate(_pair_codes(t, vec, sizes)):
+            for j, codes in enumerate(pair_codes(t, vec, sizes)):
                 out[j][m, codes] = True
         return out
     targets = np.array([[t.target[j][0] for j in range(k)] for t in tables])  # (M, k)
@@ -544,14 +544,8 @@ def _witnesses(enc, clauses: dict, rel: list, deadline: Deadline, open_: set):
                 yield enc.decode([x for x in enc.alpha if model[x - 1] > 0])
 
 
-def _pair_codes(m, vec: np.ndarray, sizes: tuple) -> list:
-    """Per concept j, the codes v * d_j + u of the pairs map ``m`` realises on ``vec``."""
-    out = apply_map(m, vec)
-    return [np.unique((vec[:, j] * d + out[:, j])[out[:, j] >= 0]) for j, d in enumerate(sizes)]
-
-
 def _mark(rel: list, m, vec: np.ndarray) -> None:
-    for j, codes in enumerate(_pair_codes(m, vec, tuple(len(c.values) for c in rel))):
+    for j, codes in enumerate(pair_codes(m, vec, tuple(len(c.values) for c in rel))):
         rel[j].possible.reshape(-1)[codes] = True
 
 

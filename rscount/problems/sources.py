@@ -12,6 +12,7 @@ which few sets do; sets that swapping objects maps onto each other count alike. 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import math
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import numpy as np
 
 from ..model.support import Support, interchangeable_values, label_ids, row_codes
 from ..model.task import Task
+from ..runtime.lazy import Recent
 from .isomorphism import same_table, table
 from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
@@ -278,19 +280,59 @@ def _determiners(G: np.ndarray, truth: np.ndarray, observed: np.ndarray) -> tupl
 def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None,
                      needs: tuple = ()) -> list:
     """(set, its orbit's size) for one set per orbit under ``perms`` of every set of ``m`` columns on which the
-    labels (``codes``) are a function of the rows of ``G``.
+    labels (``codes``) are a function of the rows of ``G``, and which meets every mask of ``needs``.
 
-    Such a set meets the difference of every two rows with different labels. Those differences are found
-    lazily: each candidate that meets the ones known so far is checked on the rows, and a failure adds the
+    The sets are kept between calls (:data:`_SETS`): an audit asks again under supervision (the same rows) and
+    with one row more (the sets of those rows are among the sets of their first rows, checked again)."""
+    key = (sizes, m, G.shape, len(G), _digest(G, codes))
+    every = _SETS.get(key)
+    if every is None:
+        before = next(((n, sets) for (sz, mm, shape, n, d), sets in _SETS.items()
+                       if (sz, mm) == (sizes, m) and shape[1] == G.shape[1] and n < len(G)
+                       and d == _digest(G[:n], codes[:n])), None)
+        if before is not None or not needs:
+            every = [T for R, _ in _sought(G, codes, sizes, m, perms, deadline, within=before and before[1])
+                     for T in sorted({tuple(sorted(p[c] for c in R)) for p in perms})]
+        if every is not None:
+            _SETS.update({key: sorted(every)})
+    if every is None:
+        return _sought(G, codes, sizes, m, perms, deadline, needs)
+    out, seen = [], set()
+    for R in sorted(every):
+        if R in seen:
+            continue
+        orbit = {tuple(sorted(p[c] for c in R)) for p in perms}
+        seen |= orbit
+        mask = sum(1 << c for c in R)
+        if all(n & mask for n in needs):
+            out.append((R, len(orbit)))
+    return out
+
+
+_SETS = Recent(16)  # qualifying source sets by (sizes, m, shape, rows, digest of the rows and labels)
+
+
+def _digest(G: np.ndarray, codes: np.ndarray) -> int:
+    """A digest of the rows and their labels, numbered by rank (so the first rows of a support whose added rows
+    bring a new label digest as they did alone)."""
+    ranks = np.unique(codes, return_inverse=True)[1].astype(np.int64)
+    return int.from_bytes(hashlib.blake2b(np.ascontiguousarray(G).tobytes() + ranks.tobytes(), digest_size=16
+                                          ).digest(), "little")
+
+
+def _sought(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None,
+            needs: tuple = (), within: list | None = None) -> list:
+    """:func:`_label_functions` found on the rows, among the sets ``within`` (sorted; default: every set of m
+    columns): each such set meets the difference of every two rows with different labels. Those differences are
+    found lazily: each candidate that meets the ones known so far is checked on the rows, and a failure adds the
     differences of the pairs it cannot tell apart, with their images (most candidates then fall without a pass
-    over the rows).
-    """
+    over the rows)."""
     k = G.shape[1]
     full = row_codes(G, list(sizes))
     masks: set = set()
     out = []
     seen: set = set()
-    for n, R in enumerate(itertools.combinations(range(k), m)):
+    for n, R in enumerate(itertools.combinations(range(k), m) if within is None else within):
         if deadline is not None and n % 64 == 0:
             deadline.check()
         if R in seen:

@@ -49,3 +49,27 @@ class ByIdentity:
                 self._held.pop(next(iter(self._held)))
             held = self._held[id(key)] = (key, make(key))
         return held[1]
+
+
+class Recent:
+    """A dict of the last ``size`` keys stored (equal keys, not identical objects): counts worth keeping between
+    the calls of one audit, bounded so a long session does not grow it without end."""
+
+    def __init__(self, size: int = 4096):
+        self.size, self._held = size, {}
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._held.get(key, default)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._held
+
+    def items(self) -> list:
+        return list(self._held.items())
+
+    def update(self, items: dict) -> None:
+        for key, value in items.items():
+            self._held.pop(key, None)
+            while len(self._held) >= self.size:
+                self._held.pop(next(iter(self._held)))
+            self._held[key] = value

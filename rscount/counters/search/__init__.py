@@ -34,15 +34,17 @@ from __future__ import annotations
 
 from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
+from ...runtime.lazy import Recent
 from ..base import Counter, Deadline, Options, briefly, run_isolated
 from .branch import Search
-from .sources import count_rectangles
+from .sources import count_rectangles, rectangle_key
 from .tables import MAX_STAR, largest_star
 
 __all__ = ["SearchCounter", "BACKEND"]
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 14, 0.05  # small problems are first tried in-process, briefly
+_COUNTED = Recent(1 << 14)  # rectangle (and core) counts by rectangle_key: an audit recounts the same ones
 
 
 class SearchCounter(Counter):
@@ -82,8 +84,13 @@ class SearchCounter(Counter):
         (see :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
-        return run_isolated(lambda: count_rectangles(split, options.deadline(self.name)), self.name,
-                            options.timeout, options.memory_mb, options.progress, options.cancel)
+        keys = [rectangle_key(r) for r in split.rectangles + tuple(c for c in split.cores if c is not None)]
+        known = {k: _COUNTED.get(k) for k in keys if k in _COUNTED}
+        total, nodes, listed, new = run_isolated(
+            lambda: count_rectangles(split, options.deadline(self.name), known=known), self.name, options.timeout,
+            options.memory_mb, options.progress, options.cancel)
+        _COUNTED.update(new)
+        return total, nodes, listed
 
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.

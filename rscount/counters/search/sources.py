@@ -11,6 +11,10 @@ its MAX_MODELS maps the search counts the rectangle after all.
 """
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
+
 from .branch import CHECK_EVERY, Search
 from .listing import listed_count
 
@@ -35,21 +39,41 @@ class _Budget:
             raise _Spent
 
 
-def count_rectangles(split, deadline, quick: int = QUICK_NODES) -> tuple:
-    """(sum of weight x count over the rectangles of ``split``, partial maps visited, rectangles SAT listed)."""
-    total, nodes, listed = 0, 0, 0
+def count_rectangles(split, deadline, quick: int = QUICK_NODES, known: dict | None = None) -> tuple:
+    """(sum of weight x count over the rectangles of ``split``, partial maps visited, rectangles SAT listed,
+    {key: count} of the rectangles and cores counted here); ``known`` gives counts by :func:`rectangle_key`
+    already had (an audit counts the same rectangles under supervision of unread concepts, or one row more)."""
+    total, nodes, listed, new = 0, 0, 0, {}
+    known = known or {}
     for rect, weight, core in zip(split.rectangles, split.weights, split.cores or [None] * len(split.rectangles)):
         if core is not None:
-            search = Search(core, deadline)
-            empty = search.total() == 0
-            nodes += search.nodes
-            if empty:
+            key = rectangle_key(core)
+            empty = known.get(key, new.get(key))
+            if empty is None:
+                search = Search(core, deadline)
+                empty = new[key] = search.total()
+                nodes += search.nodes
+            if empty == 0:
                 continue
-        count, visited, by_sat = rectangle_count(rect, deadline, quick)
+        key = rectangle_key(rect)
+        count = known.get(key, new.get(key))
+        if count is None:
+            count, visited, by_sat = rectangle_count(rect, deadline, quick)
+            new[key] = count
+            nodes += visited
+            listed += by_sat
         total += weight * count
-        nodes += visited
-        listed += by_sat
-    return total, nodes, listed
+    return total, nodes, listed, new
+
+
+def rectangle_key(rect) -> tuple:
+    """What a rectangle's count depends on: its read concepts and labels, its sources' sizes, and a digest of
+    its rows, labels and supervision."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in (rect.support.vectors, rect.labels, rect.truth, rect.observed):
+        a = None if a is None else np.ascontiguousarray(a)
+        h.update(b"-" if a is None else f"{a.dtype}{a.shape}".encode() + a.tobytes())
+    return rect.task, rect.map_class, rect.source_sizes, h.digest()
 
 
 def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
