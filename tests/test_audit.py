@@ -677,7 +677,7 @@ def test_concon_task_three_fix_pins_the_unread_concepts_then_the_read_ones():
 
 @pytest.mark.parametrize("seed", range(30))
 def test_applying_a_map_to_many_vectors_is_applying_it_to_each(seed):
-    from rscount.auditing.maps import apply_map, pair_codes
+    from rscount.auditing.maps import PairIndex, apply_map, pair_codes
     from rscount.results.count import ConceptMap
     rng = np.random.default_rng(seed)
     sizes = tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(1, 5))))
@@ -703,3 +703,4 @@ def test_applying_a_map_to_many_vectors_is_applying_it_to_each(seed):
     for j, s in enumerate(sizes):
         keep = out[:, j] >= 0
         assert codes[j].tolist() == sorted(set((vectors[keep, j] * s + out[keep, j]).tolist()))
+    assert [c.tolist() for c in PairIndex(vectors, sizes).codes(m)] == [c.tolist() for c in codes]

@@ -22,7 +22,7 @@ from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..model.support import Support
 from ..problems.problem import Problem, Supervision
 from ..results.count import CountResult, log10_count
-from .maps import MapTable, list_maps, pair_codes
+from .maps import MapTable, PairIndex, list_maps, pair_codes
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
 
@@ -241,7 +241,7 @@ def _support_pairs(problem: Problem, vec: np.ndarray | None, j: int, i: int) -> 
         if i == j:
             return np.stack([np.arange(dj)] * 2, axis=1)
         return np.stack(np.meshgrid(np.arange(dj), np.arange(di), indexing="ij"), axis=-1).reshape(-1, 2)
-    return np.unique(vec[:, [j, i]], axis=0)
+    return PairIndex(vec, problem.task.sizes).pairs(j, i)
 
 
 def _vectors(problem: Problem) -> np.ndarray:
@@ -429,9 +429,9 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
     labels = problem.labels
     rng = np.random.default_rng(0)
     rows = set(problem.supervision.vectors) | set(rng.choice(len(vec), min(len(vec), 256), replace=False).tolist())
-    rounds, open_ = 0, set()
+    rounds, open_, pairs = 0, set(), _pairs(rel, vec)
     for m in _narrower_maps(problem, None if seconds is None else seconds / 4):
-        _mark(rel, m, vec)
+        _mark(rel, m, pairs)
     try:
         while any((~c.possible & c.seen[:, None]).any() for c in rel):
             order = sorted(rows)
@@ -448,7 +448,7 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
                         rows |= set(wrong[:32].tolist())
                         grown = True
                         break
-                    _mark(rel, m, vec)
+                    _mark(rel, m, pairs)
             rounds += 1
             if not grown:
                 break
@@ -514,9 +514,9 @@ def _solve(solver, assumptions: list, deadline: Deadline) -> bool | None:
 def _existence(enc, clauses: dict, rel: list, deadline: Deadline) -> set:
     """Decide every pair on the CNF; each model found marks every pair it realises, so most pairs need no SAT
     call of their own. Return the pairs SAT left open."""
-    vec, open_ = _vectors(enc.problem), set()
+    pairs, open_ = _pairs(rel, _vectors(enc.problem)), set()
     for m in _witnesses(enc, clauses, rel, deadline, open_):
-        _mark(rel, m, vec)
+        _mark(rel, m, pairs)
     for j, v, u in open_:
         if not rel[j].possible[v, u]:
             rel[j].undecided[v, u] = True
@@ -544,9 +544,13 @@ def _witnesses(enc, clauses: dict, rel: list, deadline: Deadline, open_: set):
                 yield enc.decode([x for x in enc.alpha if model[x - 1] > 0])
 
 
-def _mark(rel: list, m, vec: np.ndarray) -> None:
-    for j, codes in enumerate(pair_codes(m, vec, tuple(len(c.values) for c in rel))):
+def _mark(rel: list, m, pairs: PairIndex) -> None:
+    for j, codes in enumerate(pairs.codes(m)):
         rel[j].possible.reshape(-1)[codes] = True
+
+
+def _pairs(rel: list, vec: np.ndarray) -> PairIndex:
+    return PairIndex(vec, tuple(len(c.values) for c in rel))
 
 
 def _some_vectors(problem: Problem, most: int) -> np.ndarray:
@@ -570,9 +574,9 @@ def _sampled(problem: Problem, result: CountResult, rel: list, seconds: float | 
         sample.extend(result.maps(2000, seconds))
     except (RscountError, MemoryError, NotImplementedError):
         pass
-    vec = _some_vectors(problem, 1 << 16)
+    pairs = _pairs(rel, _some_vectors(problem, 1 << 16))
     for m in sample:
-        _mark(rel, m, vec)
+        _mark(rel, m, pairs)
     for j, c in enumerate(rel):
         c.undecided[:] = ~c.possible & c.seen[:, None]
     return Relation(tuple(_unweighted(c) for c in rel), f"pairs shown by {len(sample)} listed maps", False, False,
