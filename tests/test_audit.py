@@ -704,3 +704,20 @@ def test_applying_a_map_to_many_vectors_is_applying_it_to_each(seed):
         keep = out[:, j] >= 0
         assert codes[j].tolist() == sorted(set((vectors[keep, j] * s + out[keep, j]).tolist()))
     assert [c.tolist() for c in PairIndex(vectors, sizes).codes(m)] == [c.tolist() for c in codes]
+
+
+@pytest.mark.parametrize("supervise", [(), ("c1",), ("c2=1",)])
+def test_kill_counts_are_the_kills_of_each_map_summed(supervise):
+    from rscount.auditing.maps import kill_counts, kills
+    from rscount.model.support import grid
+    from rscount.results.count import ConceptMap
+    problem = rscount.make_problem("and3", map_class="free", supervise=list(supervise))
+    task, rng = problem.task, np.random.default_rng(len(supervise))
+    maps = [ConceptMap(tuple(tuple((int(rng.integers(task.k)), int(rng.integers(2))) for _ in c.domain)
+                             for c in task.concepts), tuple(c.name for c in task.concepts),
+                       tuple(c.domain for c in task.concepts)) for _ in range(40)]
+    vectors = grid(task.sizes)
+    labels = task.evaluate(vectors)
+    want = sum(kills(m, problem, vectors, labels).astype(np.int64) for m in maps)
+    assert kill_counts(maps, problem, vectors, labels).tolist() == want.tolist()
+    assert kill_counts(maps, problem, vectors, labels, chunk=16).tolist() == want.tolist()

@@ -14,7 +14,7 @@ from ..errors import BackendError, CountTimeout, RscountError
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, for_class
 from ..results.count import short_count
-from .maps import kills
+from .maps import kill_counts, kills
 from .supervision import count_within
 
 __all__ = ["DataFix", "data_fix", "class_counts", "label_subsets"]
@@ -75,9 +75,7 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         if not len(cand):
             break
         labels = task.evaluate(cand)
-        killed = np.zeros(len(cand), dtype=np.int64)
-        for m in pool:
-            killed += kills(m, current, cand, labels)
+        killed = kill_counts(pool, current, cand, labels)
         best = int(np.argmax(killed))
         if killed[best] == 0:
             fruitless += 1

@@ -17,7 +17,7 @@ from ..errors import BackendError, RscountError
 from ..problems.problem import Problem
 from ..results.count import ConceptMap, CountResult, JointMap
 
-__all__ = ["MapTable", "list_maps", "apply_map", "pair_codes", "PairIndex", "identity"]
+__all__ = ["MapTable", "list_maps", "apply_map", "pair_codes", "PairIndex", "identity", "kills", "kill_counts"]
 
 
 @dataclass(frozen=True)
@@ -167,21 +167,57 @@ def kills(m: ConceptMap, problem: Problem, vectors: np.ndarray, labels: np.ndarr
     """Which of ``vectors`` (with their label codes) ``m`` gets wrong: a label, or a supervised concept. Under a
     learned head a label is wrong when the vector's prediction is a support vector's with another label."""
     out = apply_map(m, vectors)
+    if problem.inference == "knowledge":
+        return _wrong(problem, vectors, out, labels)
     bad = (out < 0).any(axis=1)
     ok = ~bad
     wrong = np.zeros(len(vectors), dtype=bool)
-    if ok.any() and problem.inference != "knowledge":  # a linear head also needs this (and separability)
+    if ok.any():  # a linear head also needs this (and separability)
         seen: dict = {}
         for p, y in zip(map(tuple, apply_map(m, problem.support.vectors).tolist()),
                         map(tuple, problem.labels.tolist())):
             seen.setdefault(p, set()).add(y)
         wrong[ok] = [len(seen.get(p, set()) | {y}) > 1 for p, y in zip(map(tuple, out[ok].tolist()),
                                                                          map(tuple, labels[ok].tolist()))]
-    elif ok.all():
+    return bad | wrong | _unsupervised(problem, vectors, out, ok)
+
+
+def _wrong(problem: Problem, vectors: np.ndarray, out: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Under K: the rows whose predictions ``out`` (of ``vectors``) are no vector, or get a label or a supervised
+    concept wrong."""
+    bad = (out < 0).any(axis=1)
+    ok = ~bad
+    if ok.all():
         wrong = (problem.task.evaluate(out) != labels).any(axis=1)
-    elif ok.any():
-        wrong[ok] = (problem.task.evaluate(out[ok]) != labels[ok]).any(axis=1)
+    else:
+        wrong = bad.copy()
+        if ok.any():
+            wrong[ok] = (problem.task.evaluate(out[ok]) != labels[ok]).any(axis=1)
+    return wrong | _unsupervised(problem, vectors, out, ok)
+
+
+def _unsupervised(problem: Problem, vectors: np.ndarray, out: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """The rows where a prediction differs from a supervised concept's true value."""
+    wrong = np.zeros(len(vectors), dtype=bool)
     for i, u in problem.supervision.concepts:
         watched = np.ones(len(vectors), dtype=bool) if u is None else vectors[:, i] == u
         wrong |= watched & ok & (out[:, i] != vectors[:, i])
-    return bad | wrong
+    return wrong
+
+
+def kill_counts(maps: list, problem: Problem, vectors: np.ndarray, labels: np.ndarray, chunk: int = 1 << 18
+                ) -> np.ndarray:
+    """For each of ``vectors``, how many of ``maps`` it kills (:func:`kills`, summed): under K the maps' outputs
+    are stacked and the knowledge evaluated once per ``chunk`` rows, not once per map."""
+    killed = np.zeros(len(vectors), dtype=np.int64)
+    if problem.inference != "knowledge" or not len(vectors):
+        for m in maps:
+            killed += kills(m, problem, vectors, labels)
+        return killed
+    per = max(chunk // len(vectors), 1)
+    for start in range(0, len(maps), per):
+        group = maps[start:start + per]
+        outs = np.concatenate([apply_map(m, vectors) for m in group])
+        wrong = _wrong(problem, np.tile(vectors, (len(group), 1)), outs, np.tile(labels, (len(group), 1)))
+        killed += wrong.reshape(len(group), len(vectors)).sum(axis=0)
+    return killed

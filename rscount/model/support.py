@@ -155,6 +155,16 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return s[np.concatenate(([True], s[1:] != s[:-1]))] if len(s) else s
 
 
+def representatives(codes: np.ndarray, bound: int) -> np.ndarray:
+    """One row index per distinct code (codes below ``bound``), in increasing order of code: a table of the
+    codes where ``bound`` is small (no sort of the rows), else ``np.unique``'s first occurrences."""
+    if bound > 1 << 22:
+        return np.unique(codes, return_index=True)[1]
+    where = np.full(bound, -1, dtype=np.int64)
+    where[codes] = np.arange(len(codes))
+    return where[where >= 0]
+
+
 def distinct_rows(rows: np.ndarray) -> int:
     """How many different rows a 2-d array has."""
     if len(rows) < 2:

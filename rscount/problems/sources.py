@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.support import Support, interchangeable_values, label_ids, row_codes
+from ..model.support import Support, interchangeable_values, label_ids, representatives, row_codes
 from ..model.task import Task
 from ..runtime.lazy import Recent
 from .isomorphism import same_table, table
@@ -118,7 +118,7 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
         cols, radix = G[:, list(R)], [sources[s] for s in R]
         if seen is not None:
             cols, radix = np.column_stack([cols, seen]), radix + [task.sizes[i] + 1 for i in read]
-        first = np.unique(row_codes(cols, radix), return_index=True)[1]
+        first = representatives(row_codes(cols, radix), math.prod(radix))
         rows = G[np.ix_(first, list(R))]  # the distinct rows in order (np.unique on rows sorts bytes: slow)
         weight = unshown * orbit * _unread_weight(unread, task.sizes, tuple(s for s in range(task.k) if s not in R),
                                                   sources, fits)
