@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from typing import Callable, Iterable, Optional
 
 from ..errors import BackendError, CountTimeout
@@ -263,42 +264,67 @@ def run_isolated(fn: Callable, backend: str, timeout: float | None = None, memor
                  progress: Optional[Callable[[str], None]] = None, cancel: threading.Event | None = None):
     """Run ``fn()`` in a forked child under a time and memory limit; return its result. The child is killed
     when ``cancel`` is set."""
+    return run_isolated_all([fn], backend, timeout, memory_mb, progress, cancel)[0]
+
+
+def run_isolated_all(fns: list, backend: str, timeout: float | None = None, memory_mb: int | None = None,
+                     progress: Optional[Callable[[str], None]] = None, cancel: threading.Event | None = None
+                     ) -> list:
+    """Run each of ``fns`` in its own forked child, side by side, under one time limit (and each under the memory
+    limit: a child's address space starts as the parent's); return their results in order. The first child to
+    fail ends the others."""
     ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    proc = ctx.Process(target=_child, args=(child, fn, memory_mb, os.getpid()), daemon=True)
+    running = {}
     start = time.monotonic()
-    reported = 0.0
-    proc.start()
-    child.close()
     try:
-        while True:
+        for n, fn in enumerate(fns):
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(child, fn, memory_mb, os.getpid()), daemon=True)
+            proc.start()
+            child.close()
+            running[n] = (proc, parent)
+        results, reported = {}, 0.0
+        while len(results) < len(fns):
             waited = time.monotonic() - start
             step = 0.02 if timeout is None else max(0.0, min(0.02, timeout - waited))
-            if parent.poll(step):
-                try:
-                    status, payload = parent.recv()
-                except EOFError:
+            pending = [n for n in running if n not in results]
+            wait([running[n][1] for n in pending], step)
+            for n in pending:
+                proc, parent = running[n]
+                if parent.poll(0):
+                    try:
+                        status, payload = parent.recv()
+                    except EOFError:
+                        status, payload = "died", None
+                elif not proc.is_alive():
                     status, payload = "died", None
-                break
-            if not proc.is_alive() and not parent.poll(0):
-                status, payload = "died", None
-                break
+                else:
+                    continue
+                if status != "ok":
+                    _raise_child(backend, status, payload, proc, memory_mb)
+                results[n] = payload
             _check_cancelled(backend, cancel)
             waited = time.monotonic() - start
-            if timeout is not None and waited >= timeout:
+            if len(results) < len(fns) and timeout is not None and waited >= timeout:
                 raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, 'timeout=')}")
             if progress is not None and waited - reported >= 2.0:
                 reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
     finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        parent.close()
-    if status == "ok":
-        return payload
+        for proc, parent in running.values():
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+            parent.close()
+    return [results[n] for n in range(len(fns))]
+
+
+def _raise_child(backend: str, status: str, payload, proc, memory_mb: int | None):
+    """The typed error a child reported (or its death)."""
+    if status == "died":
+        proc.join(1.0)
     if status == "memory" or (status == "died" and memory_mb):
         limit = f" (limit {memory_mb} MB)" if memory_mb else ""
         raise BackendError(f"{backend} ran out of memory{limit}; {_advice(backend, 'memory_mb=')}")

@@ -32,10 +32,12 @@ source sets) and :mod:`.listing` (a source set's maps listed by SAT).
 """
 from __future__ import annotations
 
+import os
+
 from ...errors import BackendError, CountTimeout
 from ...results.count import Tally
 from ...runtime.lazy import Recent
-from ..base import Counter, Deadline, Options, briefly, run_isolated
+from ..base import Counter, Deadline, Options, briefly, run_isolated, run_isolated_all
 from .branch import Search
 from .sources import count_rectangles, rectangle_key
 from .tables import MAX_STAR, largest_star
@@ -80,17 +82,28 @@ class SearchCounter(Counter):
 
     def count_sum(self, split, options: Options) -> tuple:
         """(sum of weight x count over a source split's rectangles, nodes visited, rectangles whose maps SAT
-        listed), all in one child process
+        listed), the rectangles not counted before shared out between child processes, one per core
         (see :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
-        keys = [rectangle_key(r) for r in split.rectangles + tuple(c for c in split.cores if c is not None)]
+        cores = split.cores or (None,) * len(split.rectangles)
+        keys = [rectangle_key(r) for r in split.rectangles] + [rectangle_key(c) for c in cores if c is not None]
         known = {k: _COUNTED.get(k) for k in keys if k in _COUNTED}
-        total, nodes, listed, new = run_isolated(
-            lambda: count_rectangles(split, options.deadline(self.name), known=known), self.name, options.timeout,
-            options.memory_mb, options.progress, options.cancel)
+        todo = [n for n, r in enumerate(split.rectangles) if keys[n] not in known]
+        groups = _shares(todo, [split.rectangles[n].support.length for n in todo], os.cpu_count() or 1)
+        parts = run_isolated_all(
+            [lambda group=group: count_rectangles(split, options.deadline(self.name), known=known, only=group)
+             for group in groups], self.name, options.timeout, options.memory_mb, options.progress,
+            options.cancel) if groups else []
+        new = {k: v for part in parts for k, v in part[2].items()}
         _COUNTED.update(new)
-        return total, nodes, listed
+        counts, total = {**known, **new}, 0
+        for n, (weight, core) in enumerate(zip(split.weights, cores)):
+            if keys[n] in counts:
+                total += weight * counts[keys[n]]
+            elif core is None or counts.get(rectangle_key(core)) != 0:  # only a core without maps skips its own
+                raise BackendError(f"search: rectangle {n} of the source split was not counted; please report this")
+        return total, sum(p[0] for p in parts), sum(p[1] for p in parts)
 
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
@@ -111,3 +124,14 @@ class SearchCounter(Counter):
 
 
 BACKEND = SearchCounter()
+
+
+def _shares(items: list, costs: list, n: int) -> list:
+    """``items`` in at most ``n`` groups of about equal cost (largest first, each to the lightest group)."""
+    groups: list = [[] for _ in range(max(min(n, len(items)), 1))]
+    loads = [0] * len(groups)
+    for cost, item in sorted(zip(costs, items), reverse=True):
+        g = loads.index(min(loads))
+        groups[g].append(item)
+        loads[g] += cost
+    return [sorted(g) for g in groups if g]

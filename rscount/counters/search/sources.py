@@ -39,13 +39,16 @@ class _Budget:
             raise _Spent
 
 
-def count_rectangles(split, deadline, quick: int = QUICK_NODES, known: dict | None = None) -> tuple:
-    """(sum of weight x count over the rectangles of ``split``, partial maps visited, rectangles SAT listed,
-    {key: count} of the rectangles and cores counted here); ``known`` gives counts by :func:`rectangle_key`
-    already had (an audit counts the same rectangles under supervision of unread concepts, or one row more)."""
-    total, nodes, listed, new = 0, 0, 0, {}
+def count_rectangles(split, deadline, quick: int = QUICK_NODES, known: dict | None = None,
+                     only: list | None = None) -> tuple:
+    """(partial maps visited, rectangles SAT listed, {key: count} of the rectangles and cores counted here) for
+    the rectangles of ``split`` numbered in ``only`` (default: all); ``known`` gives counts by
+    :func:`rectangle_key` already had (an audit counts the same rectangles under supervision of unread concepts,
+    or one row more). A rectangle whose core has no map is left out: it has none either."""
+    nodes, listed, new = 0, 0, {}
     known = known or {}
-    for rect, weight, core in zip(split.rectangles, split.weights, split.cores or [None] * len(split.rectangles)):
+    for n in range(len(split.rectangles)) if only is None else only:
+        rect, core = split.rectangles[n], split.cores[n] if split.cores else None
         if core is not None:
             key = rectangle_key(core)
             empty = known.get(key, new.get(key))
@@ -56,14 +59,11 @@ def count_rectangles(split, deadline, quick: int = QUICK_NODES, known: dict | No
             if empty == 0:
                 continue
         key = rectangle_key(rect)
-        count = known.get(key, new.get(key))
-        if count is None:
-            count, visited, by_sat = rectangle_count(rect, deadline, quick)
-            new[key] = count
+        if known.get(key, new.get(key)) is None:
+            new[key], visited, by_sat = rectangle_count(rect, deadline, quick)
             nodes += visited
             listed += by_sat
-        total += weight * count
-    return total, nodes, listed, new
+    return nodes, listed, new
 
 
 def rectangle_key(rect) -> tuple:
