@@ -284,6 +284,8 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
 
     The sets are kept between calls (:data:`_SETS`): an audit asks again under supervision (the same rows) and
     with one row more (the sets of those rows are among the sets of their first rows, checked again)."""
+    if deadline is not None:
+        deadline.check()
     key = (sizes, m, G.shape, len(G), _digest(G, codes))
     every = _SETS.get(key)
     if every is None:
