@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
 from ..errors import RscountError
 from ..problems.problem import Problem
-from ..runtime.lazy import Recent
+from ..runtime.lazy import Recent, digest
 
 
 def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float | None, times=1):
@@ -37,8 +33,5 @@ _COUNTED = Recent(8)  # the read parts' counts: an audit asks for the same one f
 
 def _key(problem: Problem) -> tuple:
     """What a problem's count depends on (its rows as a digest)."""
-    rows = np.ascontiguousarray(problem.support.vectors) if problem.support.listed else None
-    digest = None if rows is None else hashlib.blake2b(f"{rows.shape}".encode() + rows.tobytes(),
-                                                       digest_size=20).digest()
     return (problem.task, problem.map_class, problem.supervision, problem.inference,
-            problem.support.kind if rows is None else digest)
+            digest(problem.support.vectors) if problem.support.listed else problem.support.kind)

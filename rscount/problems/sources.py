@@ -12,7 +12,6 @@ which few sets do; sets that swapping objects maps onto each other count alike. 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import math
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import numpy as np
 
 from ..model.support import Support, interchangeable_values, label_ids, representatives, row_codes
 from ..model.task import Task
-from ..runtime.lazy import Recent
+from ..runtime.lazy import Recent, digest
 from .isomorphism import same_table, table
 from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
@@ -314,12 +313,10 @@ def _label_functions(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, per
 _SETS = Recent(16)  # qualifying source sets by (sizes, m, shape, rows, digest of the rows and labels)
 
 
-def _digest(G: np.ndarray, codes: np.ndarray) -> int:
+def _digest(G: np.ndarray, codes: np.ndarray) -> bytes:
     """A digest of the rows and their labels, numbered by rank (so the first rows of a support whose added rows
     bring a new label digest as they did alone)."""
-    ranks = np.unique(codes, return_inverse=True)[1].astype(np.int64)
-    return int.from_bytes(hashlib.blake2b(np.ascontiguousarray(G).tobytes() + ranks.tobytes(), digest_size=16
-                                          ).digest(), "little")
+    return digest(G, np.unique(codes, return_inverse=True)[1].astype(np.int64))
 
 
 def _sought(G: np.ndarray, codes: np.ndarray, sizes: tuple, m: int, perms: list, deadline=None,

@@ -51,6 +51,19 @@ class ByIdentity:
         return held[1]
 
 
+def digest(*arrays) -> bytes:
+    """A digest of arrays (their dtypes, shapes and bytes; None stands for itself): what a kept count depends on,
+    without holding the arrays."""
+    import hashlib
+
+    import numpy as np
+    h = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        a = None if a is None else np.ascontiguousarray(a)
+        h.update(b"-" if a is None else f"{a.dtype}{a.shape}".encode() + a.tobytes())
+    return h.digest()
+
+
 class Recent:
     """A dict of the last ``size`` keys stored (equal keys, not identical objects): counts worth keeping between
     the calls of one audit, bounded so a long session does not grow it without end."""

@@ -87,8 +87,9 @@ class SearchCounter(Counter):
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
         cores = split.cores or (None,) * len(split.rectangles)
-        keys = [rectangle_key(r) for r in split.rectangles] + [rectangle_key(c) for c in cores if c is not None]
-        known = {k: _COUNTED.get(k) for k in keys if k in _COUNTED}
+        keys = [rectangle_key(r) for r in split.rectangles]
+        core_keys = [None if c is None else rectangle_key(c) for c in cores]
+        known = {k: _COUNTED.get(k) for k in keys + core_keys if k is not None and k in _COUNTED}
         todo = [n for n, r in enumerate(split.rectangles) if keys[n] not in known]
         groups = _shares(todo, [split.rectangles[n].support.length for n in todo], os.cpu_count() or 1)
         parts = run_isolated_all(
@@ -98,10 +99,10 @@ class SearchCounter(Counter):
         new = {k: v for part in parts for k, v in part[2].items()}
         _COUNTED.update(new)
         counts, total = {**known, **new}, 0
-        for n, (weight, core) in enumerate(zip(split.weights, cores)):
+        for n, (weight, core_key) in enumerate(zip(split.weights, core_keys)):
             if keys[n] in counts:
                 total += weight * counts[keys[n]]
-            elif core is None or counts.get(rectangle_key(core)) != 0:  # only a core without maps skips its own
+            elif core_key is None or counts.get(core_key) != 0:  # only a core without maps skips its own
                 raise BackendError(f"search: rectangle {n} of the source split was not counted; please report this")
         return total, sum(p[0] for p in parts), sum(p[1] for p in parts)
 

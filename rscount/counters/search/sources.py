@@ -11,10 +11,7 @@ its MAX_MODELS maps the search counts the rectangle after all.
 """
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
+from ...runtime.lazy import digest
 from .branch import CHECK_EVERY, Search
 from .listing import listed_count
 
@@ -69,11 +66,8 @@ def count_rectangles(split, deadline, quick: int = QUICK_NODES, known: dict | No
 def rectangle_key(rect) -> tuple:
     """What a rectangle's count depends on: its read concepts and labels, its sources' sizes, and a digest of
     its rows, labels and supervision."""
-    h = hashlib.blake2b(digest_size=20)
-    for a in (rect.support.vectors, rect.labels, rect.truth, rect.observed):
-        a = None if a is None else np.ascontiguousarray(a)
-        h.update(b"-" if a is None else f"{a.dtype}{a.shape}".encode() + a.tobytes())
-    return rect.task, rect.map_class, rect.source_sizes, h.digest()
+    return rect.task, rect.map_class, rect.source_sizes, digest(rect.support.vectors, rect.labels, rect.truth,
+                                                                rect.observed)
 
 
 def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
