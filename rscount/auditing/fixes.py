@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import BackendError, CountTimeout, RscountError
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, for_class
+from .breaking import breaking_weights
 from ..results.count import short_count
 from .maps import kill_counts, kills
 from .supervision import count_within
@@ -51,12 +52,13 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
     if problem.map_class == "joint":
         return DataFix((), (), False, floor, "the joint class maps each vector on its own: a new vector adds its "
                        "own choices and removes none, so no data lowers the count")
+    why = ""  # why the fix stopped short, where it did
     if floor is not None and floor > 1:
-        why = (f"no data can reach 1: even the exhaustive support leaves {floor} optimal maps "
-               + ("(a learned head absorbs renamings of the predicted values: supervise concepts)"
-                  if problem.inference == "learned" else "(the knowledge itself has these symmetries)"))
+        least = (f"no data can reach 1: even the exhaustive support leaves {floor} optimal maps "
+                 + ("(a learned head absorbs renamings of the predicted values: supervise concepts)"
+                    if problem.inference == "learned" else "(the knowledge itself has these symmetries)"))
     else:
-        why = ""
+        least = ""
     current, added, counts = problem, [], []
     complete_pool = maps is not None
     pool = [m for m in maps] if maps is not None else None
@@ -66,30 +68,34 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         left = None if seconds is None else seconds - (time.monotonic() - start)
         if left is not None and left <= 0 or count == 1 or (floor is not None and count <= floor):
             break
-        if pool is None:
-            try:
-                pool = list(count_within(current, left).maps(POOL, left))
-            except (BackendError, CountTimeout, MemoryError, NotImplementedError):
-                break
         cand, every = _candidates(current, rng)
         if not len(cand):
             break
         labels = task.evaluate(cand)
-        killed = kill_counts(pool, current, cand, labels)
-        best = int(np.argmax(killed))
-        if killed[best] == 0:
-            fruitless += 1
-            if complete_pool or every or fruitless >= FRUITLESS:
-                tried = (f"the {len(cand):,} vectors outside the support" if every else
-                         f"{fruitless * len(cand):,} vectors drawn outside the support (of "
-                         f"{short_count(task.space_size)}; half of them next to support vectors)")
-                if not complete_pool:
-                    why = why or (f"none of {tried} removes any of the {len(pool):,} optimal maps held (a sample "
-                                  f"of the {short_count(count)}; a vector may still remove others)")
-                elif not every:
-                    why = why or f"none of {tried} lowers the count: not every vector was tried"
-                break  # every map held survives every vector tried
-            continue  # the same problem and maps: draw other vectors
+        broken = None if complete_pool else breaking_weights(current, cand, labels, left)
+        if broken is not None and broken.max() > 0:  # a whole set of sources falls: its maps go at once
+            best = int(np.argmax(broken))
+        else:
+            if pool is None:
+                try:
+                    pool = list(count_within(current, left).maps(POOL, left))
+                except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+                    break
+            killed = kill_counts(pool, current, cand, labels)
+            best = int(np.argmax(killed))
+            if killed[best] == 0:
+                fruitless += 1
+                if complete_pool or every or fruitless >= FRUITLESS:
+                    tried = (f"the {len(cand):,} vectors outside the support" if every else
+                             f"{fruitless * len(cand):,} vectors drawn outside the support (of "
+                             f"{short_count(task.space_size)}; half of them next to support vectors)")
+                    if not complete_pool:
+                        why = (f"none of {tried} removes any of the {len(pool):,} optimal maps held (a sample "
+                               f"of the {short_count(count)}; a vector may still remove others)")
+                    elif not every:
+                        why = f"none of {tried} lowers the count: not every vector was tried"
+                    break  # every map held survives every vector tried
+                continue  # the same problem and maps: draw other vectors
         fruitless = 0
         x = cand[best]
         given = np.vstack([current.support.vectors, x[None, :]])
@@ -97,7 +103,7 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         try:
             r = count_within(current, None if seconds is None else seconds - (time.monotonic() - start))
         except (BackendError, CountTimeout, MemoryError) as exc:
-            why = why or f"the count with one more vector did not finish ({str(exc).split(';')[0]})"
+            why = f"the count with one more vector did not finish ({str(exc).split(';')[0]})"
             break
         added.append(tuple(c.domain[u] for c, u in zip(task.concepts, x.tolist())))
         counts.append(r.count)
@@ -107,8 +113,19 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
             pool = [m for m, k in zip(pool, keep) if k]
             if not complete_pool:
                 pool = None
-    note = why or ("count 1 reached" if count == 1 else "no further vector lowers the count"
-                   if len(added) < steps else f"stopped after {steps} vectors")
+    if count == 1:
+        stop = "count 1 reached"
+    elif floor is not None and count <= floor:
+        stop = ""  # ``least`` says it: no data gets below the exhaustive support's count
+    elif why:
+        stop = why
+    elif len(added) >= steps:
+        stop = f"stopped after {steps} vectors"
+    elif seconds is not None and time.monotonic() - start >= seconds:
+        stop = f"the data fix's {seconds:g} s ran out"
+    else:
+        stop = "no further vector lowers the count"
+    note = "; ".join(n for n in (least, stop) if n)
     return DataFix(tuple(added), tuple(counts), count == 1, floor, note)
 
 

@@ -22,6 +22,7 @@ from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..model.support import Support
 from ..problems.problem import Problem, Supervision
 from ..results.count import CountResult, log10_count
+from .bysources import weights_by_sources
 from .maps import MapTable, PairIndex, list_maps, pair_codes
 
 __all__ = ["ConceptRelation", "Relation", "confusion", "LIST_LIMIT"]
@@ -118,6 +119,10 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     parts = independent_parts(problem)
     if parts is not None:
         return _from_parts(problem, parts, limit, seconds)
+    if maps is None and result.exact and result.count > limit:
+        by_sources = _by_sources(problem, result, seconds)
+        if by_sources is not None:
+            return by_sources
     if maps is None:
         maps = list_maps(problem, result, limit, seconds)
     if maps is not None:
@@ -183,6 +188,27 @@ def _by_vectors(problem: Problem, seconds: float | None) -> Relation | None:
         rel[j].weights[v, u] = w
     return Relation(tuple(rel), "exact from the support vectors' own maps joined (vector-join), one join per pair",
                     True, True)
+
+
+# --- source sets ---------------------------------------------------------------------------------------------
+
+def _by_sources(problem: Problem, result: CountResult, seconds: float | None) -> Relation | None:
+    """Exact weights summed over the source sets of a complete design (:mod:`.bysources`); None where that does
+    not apply or does not finish in ``seconds`` (the other methods then decide existence)."""
+    try:
+        found = weights_by_sources(problem, result.count, seconds)
+    except (BackendError, MemoryError):  # a timeout is one
+        return None
+    if found is None:
+        return None
+    weights, sets, listed = found
+    rel = []
+    for c, w in zip(_empty(problem), weights):
+        c.weights[:] = w
+        c.possible[:] = w > 0
+        rel.append(c)
+    return Relation(tuple(rel), f"summed over the {sets:,} source sets of the read concepts ({listed:,} maps of theirs "
+                    f"listed by SAT; the unread concepts' value maps counted in closed form)", True, True)
 
 
 # --- every map listed ----------------------------------------------------------------------------------------

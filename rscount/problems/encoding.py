@@ -20,7 +20,7 @@ from ..results.count import ConceptMap
 from .problem import Problem
 from .sources import Rectangle
 
-__all__ = ["Encoding", "encode", "CNF_CLASSES"]
+__all__ = ["Encoding", "RowEncoder", "encode", "CNF_CLASSES"]
 
 CNF_CLASSES = ("free", "complete", "permutation", "disentangled", "shared")
 MAX_ALPHA = 2_000_000  # alpha variables (gt value x predicted value pairs) a CNF may hold
@@ -85,107 +85,130 @@ def encode(problem: Problem | Rectangle, progress: Callable[[int, int], None] | 
     than i (complete maps: one model per orbit of a symmetry that swaps them). A
     ``deadline`` (anything with ``check()``) is checked once per support vector.
     """
-    if not isinstance(problem, (Problem, Rectangle)):
-        raise TypeError(f"encode() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
-    cls = problem.map_class
-    if cls not in CNF_CLASSES:
-        raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding (nothing to write as DIMACS or "
-                            f"give a CNF counter); count it with backend=closed-form, or choose another map_class=")
-    task = problem.task
-    k, sizes = task.k, task.sizes
-    gt = problem.source_sizes if isinstance(problem, Rectangle) else sizes
-    local = cls in ("disentangled", "shared")
-    if sigma is not None and (local or sorted(sigma) != list(range(k))):
-        raise EncodingError("a fixed concept assignment needs class complete/permutation and a permutation")
-    if ordered and (cls not in ("complete", "permutation") or sigma is not None):
-        raise EncodingError("ordered pairs of predicted concepts need class complete/permutation and no fixed "
-                            "concept assignment")
-    rep = problem.representative
-    if sigma is not None:
-        allowed = [[sigma[i]] for i in range(k)]
-    else:
-        allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
-    readers: list = [[] for _ in range(k)]
-    for i in range(k):
-        for j in allowed[i]:
-            readers[j].append(i)
-    problem.support.vectors  # an exhaustive support too large to list says so now, before anything is built
-    n_alpha = sum(gt[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or rep(j) == j)
-    if n_alpha > MAX_ALPHA:
-        raise BackendError(f"the CNF encoding would need {n_alpha:,} alpha variables (limit {MAX_ALPHA:,}); "
-                           f"use map_class=disentangled or shared, or a counter that needs no CNF")
-    circuit = Circuit()
-    alpha_keys: dict = {}
-
-    def A(i: int, v: int, j: int, u: int) -> int:
-        if local:
-            i = j = rep(i)
-        if v >= sizes[i]:
-            return FALSE
-        key = ("A", i, v, j, u)
-        var = circuit.pool.get(key)
-        if var is None:
-            var = circuit.var(key)
-            alpha_keys[var] = (i, v, j, u)
-        return var
-
-    columns = [(j, u) for j in range(k) if not local or rep(j) == j for u in range(gt[j])]
-    # Creating the alpha variables before anything else makes them ids 1..m.
-    rows_of = {(j, u): [A(i, v, j, u) for i in readers[j] for v in range(sizes[i])] for j, u in columns}
-    alpha = tuple(sorted(alpha_keys))
-    for lits in rows_of.values():  # Eq. 11: each gt value goes to exactly one predicted value
-        circuit.exactly_one(lits)
-    if cls in ("complete", "permutation") and sigma is None:
-        O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(gt[j]))
-             for i in range(k) for j in range(k)}  # Eq. 10
-        for j in range(k):  # Eq. 14
-            circuit.exactly_one([O[i, j] for i in range(k)])
-        for i, later in ordered:
-            for j in range(k):
-                for before in range(j + 1):
-                    circuit.add((-O[i, j], -O[later, before]))
-        if cls == "permutation":  # Eq. 15
-            for i in range(k):
-                circuit.exactly_one([O[i, j] for j in range(k)])
-
-    learned = problem.inference != "knowledge"  # learned:linear lists these maps and checks each for a linear head
-    knowledge = None if learned else task.compiled
-    labels = problem.labels
+    b = RowEncoder(problem, sigma, ordered)
     n = problem.support.length
     predicted: list = []  # per row, its predicted value bits (a learned head compares rows with each other)
-    base = len(circuit.clauses)
-    frame = (base, circuit.pool.top)
     for row, g in enumerate(problem.support.rows()):
-        guess = base + (len(circuit.clauses) - base) * n // row if row == PROBE_ROWS else 0
+        guess = b.base + (len(b.circuit.clauses) - b.base) * n // row if row == PROBE_ROWS else 0
         if guess > MAX_CLAUSES:
             raise BackendError(f"the CNF encoding of {n} support vectors would hold about {guess / 1e6:.0f} "
                                f"million clauses (limit {MAX_CLAUSES:,}); count a smaller "
                                f"support (subsample=N) or pick a backend that needs no CNF")
-        chat = {}
+        chat = b.add(row, g)
+        if b.learned:
+            predicted.append(chat)
+        if progress is not None:
+            progress(row + 1, n)
+        if deadline is not None:
+            deadline.check()
+    if b.learned:
+        _apart(b.circuit, problem, predicted, b.A if b.local else None, deadline)
+    return b.encoding()
+
+
+class RowEncoder:
+    """The CNF of a problem built a support vector at a time: the alpha variables and the class's constraints
+    first (``base`` clauses), then :meth:`add` appends one row's clauses (gates shared with earlier rows are
+    not repeated), so a solver fed ``circuit.clauses[before:]`` learns a row without the rest being rebuilt."""
+
+    def __init__(self, problem: Problem | Rectangle, sigma: tuple | None = None, ordered: tuple = ()):
+        if not isinstance(problem, (Problem, Rectangle)):
+            raise TypeError(f"encode() takes a Problem (rscount.make_problem(...)), not {type(problem).__name__}")
+        cls = problem.map_class
+        if cls not in CNF_CLASSES:
+            raise EncodingError(f"class {cls!r} has a closed form and no CNF encoding (nothing to write as DIMACS "
+                                f"or give a CNF counter); count it with backend=closed-form, or choose another "
+                                f"map_class=")
+        task = problem.task
+        k, sizes = task.k, task.sizes
+        gt = problem.source_sizes if isinstance(problem, Rectangle) else sizes
+        self.local = local = cls in ("disentangled", "shared")
+        if sigma is not None and (local or sorted(sigma) != list(range(k))):
+            raise EncodingError("a fixed concept assignment needs class complete/permutation and a permutation")
+        if ordered and (cls not in ("complete", "permutation") or sigma is not None):
+            raise EncodingError("ordered pairs of predicted concepts need class complete/permutation and no fixed "
+                                "concept assignment")
+        self.problem, self.sizes, self.rep = problem, sizes, problem.representative
+        if sigma is not None:
+            self.allowed = [[sigma[i]] for i in range(k)]
+        else:
+            self.allowed = [[i] if local else list(range(k)) for i in range(k)]  # gt concepts predicted i may read
+        readers: list = [[] for _ in range(k)]
         for i in range(k):
-            bits = [circuit.OR(A(i, v, j, g[j]) for j in allowed[i]) for v in range(sizes[i])]
+            for j in self.allowed[i]:
+                readers[j].append(i)
+        problem.support.vectors  # an exhaustive support too large to list says so now, before anything is built
+        n_alpha = sum(gt[j] * sum(sizes[i] for i in readers[j]) for j in range(k) if not local or self.rep(j) == j)
+        if n_alpha > MAX_ALPHA:
+            raise BackendError(f"the CNF encoding would need {n_alpha:,} alpha variables (limit {MAX_ALPHA:,}); "
+                               f"use map_class=disentangled or shared, or a counter that needs no CNF")
+        self.circuit = circuit = Circuit()
+        self.alpha_keys: dict = {}
+        A = self.A
+        columns = [(j, u) for j in range(k) if not local or self.rep(j) == j for u in range(gt[j])]
+        # Creating the alpha variables before anything else makes them ids 1..m.
+        rows_of = {(j, u): [A(i, v, j, u) for i in readers[j] for v in range(sizes[i])] for j, u in columns}
+        self.alpha = tuple(sorted(self.alpha_keys))
+        for lits in rows_of.values():  # Eq. 11: each gt value goes to exactly one predicted value
+            circuit.exactly_one(lits)
+        if cls in ("complete", "permutation") and sigma is None:
+            O = {(i, j): circuit.OR(A(i, v, j, u) for v in range(sizes[i]) for u in range(gt[j]))
+                 for i in range(k) for j in range(k)}  # Eq. 10
+            for j in range(k):  # Eq. 14
+                circuit.exactly_one([O[i, j] for i in range(k)])
+            for i, later in ordered:
+                for j in range(k):
+                    for before in range(j + 1):
+                        circuit.add((-O[i, j], -O[later, before]))
+            if cls == "permutation":  # Eq. 15
+                for i in range(k):
+                    circuit.exactly_one([O[i, j] for j in range(k)])
+        self.learned = problem.inference != "knowledge"  # learned:linear lists these maps, checks each head
+        self.knowledge = None if self.learned else task.compiled
+        self.base = len(circuit.clauses)
+        self.frame = (self.base, circuit.pool.top)
+
+    def A(self, i: int, v: int, j: int, u: int) -> int:
+        """The alpha variable sending value u of gt concept j to value v of predicted concept i."""
+        if self.local:
+            i = j = self.rep(i)
+        if v >= self.sizes[i]:
+            return FALSE
+        key = ("A", i, v, j, u)
+        var = self.circuit.pool.get(key)
+        if var is None:
+            var = self.circuit.var(key)
+            self.alpha_keys[var] = (i, v, j, u)
+        return var
+
+    def add(self, row: int, g) -> dict:
+        """Append support vector ``row`` (``g``: its values): its predicted concepts one-hot, its supervised values
+        and (knowledge inference) its label; return its predicted value bits by (i, v)."""
+        problem, circuit, task, A = self.problem, self.circuit, self.problem.task, self.A
+        chat = {}
+        for i in range(task.k):
+            bits = [circuit.OR(A(i, v, j, g[j]) for j in self.allowed[i]) for v in range(self.sizes[i])]
             circuit.exactly_one(bits)  # predicted concept i comes out one-hot
             chat.update({(i, v): b for v, b in enumerate(bits)})
         truth = g if getattr(problem, "truth", None) is None else problem.truth[row]  # a rectangle's: apart
         for i in problem.supervised(row, g):
             circuit.assert_(chat[(i, int(truth[i]))])
-        if learned:
-            predicted.append(chat)
-            continue
+        if self.learned:
+            return chat
+        knowledge, labels = self.knowledge, problem.labels
         seen = problem.observed(row) if problem.parts else range(len(knowledge.tables))  # several tasks: its own
         targets = [knowledge.tables[t].get(task.decode(labels[row][t]), FALSE) for t in seen]
         mapping = knowledge.circuit.copy_into(
             circuit, {var: chat[key] for key, var in knowledge.inputs.items()}, targets)
         for lit in targets:  # Eq. 13: the predicted concepts give the training label
             circuit.assert_(Circuit.lookup(mapping, lit))
-        if progress is not None:
-            progress(row + 1, n)
-        if deadline is not None:
-            deadline.check()
-    if learned:
-        _apart(circuit, problem, predicted, A if local else None, deadline)
-    return Encoding(circuit.pool.top, circuit.clauses, alpha, alpha_keys, circuit.pool, problem,
-                    circuit.constraints, circuit.defs, frame)
+        return chat
+
+    def encoding(self) -> Encoding:
+        """The CNF of the rows added so far."""
+        c = self.circuit
+        return Encoding(c.pool.top, c.clauses, self.alpha, self.alpha_keys, c.pool, self.problem, c.constraints,
+                        c.defs, self.frame)
 
 
 MAX_PAIRS = 20_000_000  # pairs of support vectors with different labels a learned-head CNF compares

@@ -25,7 +25,7 @@ from .isomorphism import same_table, table
 from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
 
-__all__ = ["Rectangle", "SourceSplit", "source_split", "splits_by_sources"]
+__all__ = ["Rectangle", "SourceSplit", "rectangle_on", "source_split", "splits_by_sources"]
 
 
 MAX_SOURCE_SETS = 1 << 18  # candidate source sets (k choose read) a source split may walk
@@ -74,6 +74,9 @@ class SourceSplit:
     cores: tuple = ()  # per rectangle: its rows with one value of each class the rows cannot tell apart, or None
     unshown: int = 1  # free maps: the targets of the values no vector shows (in every weight)
     orbits: int = 0  # ``sets`` up to symmetry; ``rectangles`` keeps one of those that renaming makes one table
+    members: tuple = ()  # per rectangle: (source set, its weight, the set of its orbit whose rows the rectangle's
+    # are up to renaming, the column permutation p carrying that set onto this one: {p[c] for c in it}), for every
+    # set it stands for
 
 
 def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
@@ -110,24 +113,27 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
         for a, i in enumerate(unread):
             if apart is not None and apart[:, a].any():
                 fits[i] = _fits(G, raw[:, i], apart[:, a], task.sizes[i], sources)
-    rects, weights, cores, tables, sets, orbits = [], [], [], [], 0, 0
+    rects, weights, cores, tables, members, sets, orbits = [], [], [], [], [], 0, 0
     needs = () if observed is None else _determiners(G, truth, observed)
     for R, orbit in _label_functions(G, codes, sources, len(read), perms, deadline, needs):
         sets, orbits = sets + orbit, orbits + 1
-        cols, radix = G[:, list(R)], [sources[s] for s in R]
-        if seen is not None:
-            cols, radix = np.column_stack([cols, seen]), radix + [task.sizes[i] + 1 for i in read]
-        first = representatives(row_codes(cols, radix), math.prod(radix))
-        rows = G[np.ix_(first, list(R))]  # the distinct rows in order (np.unique on rows sorts bytes: slow)
-        weight = unshown * orbit * _unread_weight(unread, task.sizes, tuple(s for s in range(task.k) if s not in R),
-                                                  sources, fits)
-        if not weight:
+        first = _distinct_on(G, R, sources, seen, tuple(task.sizes[i] + 1 for i in read))
+        rows = G[np.ix_(first, list(R))]
+        each = unshown * unread_weight(unread, task.sizes, tuple(s for s in range(task.k) if s not in R), sources,
+                                        fits)
+        if not each:
             continue
+        weight = orbit * each
         mine = table(rows, codes[first], tuple(sources[s] for s in R))
         same = None if observed is not None else next(
             (n for n, other in enumerate(tables) if same_table(mine, other)), None)
+        images: dict = {}
+        for p in perms:  # the identity first: R stands for itself
+            images.setdefault(tuple(sorted(p[c] for c in R)), tuple(p))
+        mates = tuple((T, each, R, p) for T, p in sorted(images.items()))
         if same is not None:  # a renaming of a rectangle already kept: its count, this set's weight
             weights[same] += weight
+            members[same] += mates
             continue
         rects.append(Rectangle(sub_task, Support(rows, f"{problem.support.kind}, on {len(R)} sources"),
                                problem.labels[first], R, tuple(sources[s] for s in R),
@@ -136,8 +142,29 @@ def source_split(problem: Problem, deadline=None) -> SourceSplit | None:
         cores.append(_core(rects[-1], codes[first]))
         weights.append(weight)
         tables.append(mine)
+        members.append(mates)
     return SourceSplit(tuple(rects), tuple(weights), read, unread, math.comb(task.k, len(read)), sets, tuple(cores),
-                       unshown, orbits)
+                       unshown, orbits, tuple(members))
+
+
+def _distinct_on(G: np.ndarray, R: tuple, sources: tuple, seen: np.ndarray | None = None, seen_sizes: tuple = ()
+                 ) -> np.ndarray:
+    """The first row of each distinct projection of ``G`` on the columns ``R`` (with ``seen``: what supervision
+    sees there), in order (np.unique on rows sorts bytes: slow)."""
+    cols, radix = G[:, list(R)], [sources[s] for s in R]
+    if seen is not None:
+        cols, radix = np.column_stack([cols, seen]), radix + list(seen_sizes)
+    return representatives(row_codes(cols, radix), math.prod(radix))
+
+
+def rectangle_on(problem: Problem, R: tuple) -> Rectangle:
+    """The rectangle of one source set ``R`` of a complete problem with nothing supervised: its read concepts
+    reading ``R``, on the support's distinct rows there (as :func:`source_split` builds one per kept table)."""
+    G, sizes = np.asarray(problem.support.vectors, dtype=np.int64), problem.task.sizes
+    first = _distinct_on(G, R, sizes)
+    return Rectangle(keeping(problem.task, problem.task.read),
+                     Support(G[np.ix_(first, list(R))], f"{problem.support.kind}, on {len(R)} sources"),
+                     problem.labels[first], tuple(R), tuple(sizes[s] for s in R))
 
 
 def _observed(problem: Problem, G: np.ndarray, concepts: tuple) -> np.ndarray | None:
@@ -162,7 +189,7 @@ def _fits(G: np.ndarray, truth: np.ndarray, observed: np.ndarray, size: int, siz
     return out
 
 
-def _unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits: dict) -> int:
+def unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits: dict) -> int:
     """The unread concepts' bijections onto the sources ``rest``, with their value maps: each supervised one
     (``fits``: its value maps per source) placed in turn, the others as :func:`bijection_weight` counts them."""
     plain = tuple(sizes[i] for i in unread if i not in fits)

@@ -82,8 +82,14 @@ class SearchCounter(Counter):
 
     def count_sum(self, split, options: Options) -> tuple:
         """(sum of weight x count over a source split's rectangles, nodes visited, rectangles whose maps SAT
-        listed), the rectangles not counted before shared out between child processes, one per core
-        (see :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
+        listed): see :meth:`rectangle_counts`."""
+        counts, nodes, listed = self.rectangle_counts(split, options)
+        return sum(w * c for w, c in zip(split.weights, counts)), nodes, listed
+
+    def rectangle_counts(self, split, options: Options) -> tuple:
+        """(each rectangle's count of a source split, nodes visited, rectangles whose maps SAT listed): those not
+        counted before in this process shared out between child processes, one per core (see
+        :func:`rscount.problems.sources.source_split` and :func:`.sources.count_rectangles`)."""
         if any(not self.applies(r) for r in split.rectangles):
             raise BackendError(f"search keeps a table of (domain + 1) cells per label part, over {MAX_STAR} here")
         cores = split.cores or (None,) * len(split.rectangles)
@@ -98,13 +104,16 @@ class SearchCounter(Counter):
             options.cancel) if groups else []
         new = {k: v for part in parts for k, v in part[2].items()}
         _COUNTED.update(new)
-        counts, total = {**known, **new}, 0
-        for n, (weight, core_key) in enumerate(zip(split.weights, core_keys)):
-            if keys[n] in counts:
-                total += weight * counts[keys[n]]
-            elif core_key is None or counts.get(core_key) != 0:  # only a core without maps skips its own
+        known.update(new)
+        out = []
+        for n, core_key in enumerate(core_keys):
+            if keys[n] in known:
+                out.append(known[keys[n]])
+            elif core_key is not None and known.get(core_key) == 0:  # only a core without maps skips its own
+                out.append(0)
+            else:
                 raise BackendError(f"search: rectangle {n} of the source split was not counted; please report this")
-        return total, sum(p[0] for p in parts), sum(p[1] for p in parts)
+        return out, sum(p[0] for p in parts), sum(p[1] for p in parts)
 
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.

@@ -13,14 +13,13 @@ ConCon's 3 objects a rectangle of 13,824 rows needs about a hundred of them.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
 from ...errors import BackendError
-from ...model.support import Support
-from ...problems.encoding import encode
+from ...model.support import grid, row_codes
+from ...problems.encoding import RowEncoder
 
 MAX_MODELS = 4096  # maps listed before the rectangle goes back to the search
 MAX_ROWS = 1 << 14  # rows of a rectangle the CNF may come to hold (about 300 clauses a row, built in Python)
@@ -32,46 +31,82 @@ def listed_count(rect, state, deadline, limit: int = MAX_MODELS) -> int | None:
     ``limit`` are left once the members of each block of the search's ``state`` (interchangeable predicted
     concepts) read sources in increasing order; each map listed stands for its block orders (the state's
     weight). None also where the CNF would pass MAX_ROWS rows or the encoder's limits: the search counts those."""
-    from pysat.solvers import Solver
     ordered = tuple((a, b) for block in set(state.block_of.values()) for a, b in zip(block, block[1:]))
+    total = 0
+    try:
+        for found, (_, _, ways) in enumerate(_listed(rect, ordered, deadline), 1):
+            if found > limit:
+                return None
+            total += ways
+    except _TooLarge:
+        return None
+    return total * state.weight
+
+
+def rectangle_maps(rect, deadline, limit: int = MAX_MODELS) -> list | None:
+    """Every map of ``rect``, as (the source each read concept reads, per read concept its value per source value
+    some row shows (-1 elsewhere), the maps it stands for: the values no row shows go anywhere); None where there
+    are more than ``limit`` or the CNF would pass MAX_ROWS rows or the encoder's limits."""
+    out = []
+    try:
+        for enc, true, ways in _listed(rect, (), deadline):
+            if len(out) >= limit:
+                return None
+            reads = [0] * rect.task.k
+            values = [np.full(size, -1, dtype=np.int64) for size in rect.source_sizes]
+            value_of = [None] * rect.task.k
+            for v in true:
+                i, value, s, u = enc.alpha_keys[v]
+                reads[i] = s
+                values[s][u] = value
+                value_of[i] = values[s]
+            out.append((tuple(reads), tuple(value_of), ways))
+    except _TooLarge:
+        return None
+    return out
+
+
+class _TooLarge(Exception):
+    """The CNF would pass MAX_ROWS rows or the encoder's limits."""
+
+
+def _listed(rect, ordered: tuple, deadline):
+    """Yield (encoding, the alpha variables a map sets true, the maps it stands for) for every map of ``rect``
+    (under ``ordered``: pairs of predicted concepts read in increasing source order), by SAT; raise _TooLarge."""
+    from pysat.solvers import Solver
     rows = rect.support.vectors
-    shown = [set(rows[:, s].tolist()) for s in range(rect.task.k)]
+    shown = [set(rows[:, s].tolist()) for s in range(rows.shape[1])]
     taken = sorted(_showing(rows))
     try:
-        enc = encode(_on_rows(rect, taken), ordered=ordered, deadline=deadline)
+        builder = RowEncoder(rect, ordered=ordered)
+        for row in taken:
+            builder.add(row, rows[row])
+            deadline.check()
     except BackendError:  # the CNF would be too large
-        return None
+        raise _TooLarge from None
+    enc, table = builder.encoding(), _label_table(rect)
     on = tuple(v for v in enc.alpha if enc.alpha_keys[v][3] in shown[enc.alpha_keys[v][2]])
-    top, total, found = enc.nvars, 0, 0
-    with Solver(name=SOLVER, bootstrap_with=enc.clauses) as solver:
+    with Solver(name=SOLVER, bootstrap_with=builder.circuit.clauses) as solver:
         while True:
             deadline.check()
             if not solver.solve():
-                return total * state.weight
+                return
             model = solver.get_model()
             true = frozenset(v for v in on if model[v - 1] > 0)
             solver.add_clause([-v if v in true else v for v in on])
-            wrong = _first_wrong(rect, enc, true)
+            wrong = _first_wrong(rect, enc, true, table)
             if wrong is None:
-                found += 1
-                if found > limit:
-                    return None
                 reader = {enc.alpha_keys[v][2]: enc.alpha_keys[v][0] for v in true}
-                total += math.prod(rect.task.sizes[reader[s]] ** (size - len(shown[s]))
-                                   for s, size in enumerate(rect.source_sizes))
+                yield enc, true, math.prod(rect.task.sizes[reader[s]] ** (size - len(shown[s]))
+                                           for s, size in enumerate(rect.source_sizes))
                 continue
-            taken.append(wrong)  # the row this map breaks joins the CNF, its own variables renamed past ours
+            taken.append(wrong)  # the row this map breaks joins the CNF: only its own clauses are new
             if len(taken) > MAX_ROWS:
-                return None
-            try:
-                row = encode(_on_rows(rect, [wrong]), ordered=ordered, deadline=deadline)
-            except BackendError:
-                return None
-            (first, fixed), shift = row.frame, top - row.frame[1]
-            for clause in row.clauses[first:]:
-                solver.add_clause([lit if abs(lit) <= fixed else lit + shift if lit > 0 else lit - shift
-                                   for lit in clause])
-            top += row.nvars - fixed
+                raise _TooLarge
+            before = len(builder.circuit.clauses)
+            builder.add(wrong, rows[wrong])
+            for clause in builder.circuit.clauses[before:]:
+                solver.add_clause(clause)
 
 
 def _showing(rows: np.ndarray) -> set:
@@ -82,25 +117,32 @@ def _showing(rows: np.ndarray) -> set:
     return out
 
 
-def _on_rows(rect, taken: list):
-    """``rect`` on the rows ``taken`` only (their labels, truths and supervision kept)."""
-    pick = np.asarray(taken, dtype=np.int64)
-    return dataclasses.replace(
-        rect, support=Support(rect.support.vectors[pick], rect.support.kind), labels=rect.labels[pick],
-        truth=None if rect.truth is None else rect.truth[pick],
-        observed=None if rect.observed is None else rect.observed[pick])
+SPACE_TABLE = 1 << 16  # read concepts with at most this many vectors get their labels from one table
 
 
-def _first_wrong(rect, enc, true: frozenset) -> int | None:
+def _label_table(rect) -> np.ndarray | None:
+    """K on every vector of the read concepts (grid order), where there are few: a listed map's rows are then
+    checked by a lookup, not by evaluating K on each."""
+    if rect.task.space_size > SPACE_TABLE:
+        return None
+    return rect.task.evaluate(grid(rect.task.sizes))
+
+
+def _first_wrong(rect, enc, true: frozenset, table: np.ndarray | None = None) -> int | None:
     """The first row of ``rect`` where the map listed as ``true`` (its alpha variables set) gives another label
-    or misses a supervised value; None where it keeps every row."""
+    or misses a supervised value; None where it keeps every row. ``table``: :func:`_label_table`."""
     rows = rect.support.vectors
     k = rect.task.k
-    pred = np.zeros((len(rows), k), dtype=np.int64)
+    reads, value = [0] * k, [np.zeros(size, dtype=np.int64) for size in rect.source_sizes]
     for v in true:
-        i, value, s, u = enc.alpha_keys[v]
-        pred[rows[:, s] == u, i] = value
-    bad = (rect.task.evaluate(pred) != rect.labels).any(axis=1)
+        i, target, s, u = enc.alpha_keys[v]
+        reads[i] = s
+        value[s][u] = target
+    pred = np.stack([value[reads[i]][rows[:, reads[i]]] for i in range(k)], axis=1)
+    if table is not None:
+        bad = (table[row_codes(pred, list(rect.task.sizes))] != rect.labels).any(axis=1)
+    else:
+        bad = (rect.task.evaluate(pred) != rect.labels).any(axis=1)
     if rect.observed is not None:
         bad |= (rect.observed & (pred != rect.truth)).any(axis=1)
     hit = np.flatnonzero(bad)

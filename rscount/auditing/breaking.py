@@ -1,0 +1,65 @@
+"""How many optimal maps a new support vector removes by breaking whole source sets: where a complete count is a
+sum over the sets of sources its read concepts may read, a vector that agrees with a support vector on a set's
+columns but not on its label leaves no map reading that set (both get the same prediction)."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..counters import COUNTERS
+from ..counters.base import Deadline, Options
+from ..errors import BackendError
+from ..model.support import label_ids, row_codes
+from ..problems.problem import Problem
+from ..problems.sources import source_split, splits_by_sources
+
+__all__ = ["breaking_weights"]
+
+DIRECT = 1 << 22  # a set whose columns take at most this many values is looked up in a table, else sorted
+HUGE = 1e300  # a set's maps as a float for ranking, where more would overflow
+
+
+def breaking_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
+                     seconds: float | None = None) -> np.ndarray | None:
+    """Per vector (with its ``labels``), the optimal maps of ``problem`` that adding it removes by breaking source
+    sets, as floats for ranking (maps it removes within the sets left are not counted). None where the problem
+    does not split by sources or its rectangles are not counted within ``seconds`` (an audit's count keeps
+    them: see :meth:`~rscount.counters.search.SearchCounter.rectangle_counts`)."""
+    if not splits_by_sources(problem):
+        return None
+    start = time.monotonic()
+    try:
+        split = source_split(problem, Deadline(seconds, "data fix"))
+        left = None if seconds is None else seconds - (time.monotonic() - start)
+        counts = None if split is None else COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
+    except (BackendError, MemoryError):  # a timeout is one
+        return None
+    if counts is None:
+        return None
+    support = np.asarray(problem.support.vectors, dtype=np.int64)
+    vectors = np.asarray(vectors, dtype=np.int64).reshape(-1, support.shape[1])
+    n = len(support)
+    both = np.vstack([np.asarray(problem.labels).reshape(n, -1), np.asarray(labels).reshape(len(vectors), -1)])
+    ids = label_ids(both)[0]
+    have, want = ids[:n], ids[n:]
+    sizes = problem.task.sizes
+    out = np.zeros(len(vectors))
+    for count, mates in zip(counts, split.members):
+        for cols, weight, _, _ in mates if count else ():
+            radix = [sizes[c] for c in cols]
+            bound = math.prod(radix)
+            if bound >= 1 << 62:
+                continue  # codes would be ranks, not comparable between the two tables
+            seen, new = row_codes(support[:, list(cols)], radix), row_codes(vectors[:, list(cols)], radix)
+            if bound <= DIRECT:
+                label = np.full(bound, -1, dtype=np.int64)
+                label[seen] = have  # one label per code: the set leaves the labels a function of its columns
+                met = label[new]
+            else:
+                order = np.argsort(seen, kind="stable")
+                at = np.minimum(np.searchsorted(seen[order], new), n - 1)
+                met = np.where(seen[order][at] == new, have[order][at], -1)
+            out += ((met >= 0) & (met != want)) * min(float(count) * float(weight), HUGE)
+    return out
