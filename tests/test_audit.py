@@ -245,23 +245,26 @@ def test_data_fix_breaks_source_sets():
 RELATION_SEEDS = [0, 5, 6, 9, 14, 18]  # several orbits or tables among them; the rest of range(30) run slow
 
 
-@pytest.mark.parametrize("seed", RELATION_SEEDS + [pytest.param(s, marks=pytest.mark.slow)
-                                                   for s in range(30) if s not in RELATION_SEEDS])
-def test_relation_summed_over_source_sets_matches_an_oracle(seed):
+@pytest.mark.parametrize("map_class, seed", [("complete", s) for s in RELATION_SEEDS] + [
+    ("free", 22), ("free", 1)] + [pytest.param("complete", s, marks=pytest.mark.slow)
+                                  for s in range(30) if s not in RELATION_SEEDS] + [
+    pytest.param("free", s, marks=pytest.mark.slow) for s in (0, 3, 11, 13, 17, 25)])
+def test_relation_summed_over_source_sets_matches_an_oracle(map_class, seed):
     """The confusion weights summed over the source sets (each orbit's read-concept maps listed once and carried to
-    its other sets, the unread concepts' value maps in closed form) are the tallies of every optimal map listed."""
+    its other sets, the unread concepts' value maps in closed form) are the tallies of every optimal map listed;
+    free maps too where they keep concepts together and every value shows (then they are complete maps)."""
     from rscount.auditing.bysources import weights_by_sources
     from rscount.auditing.relation import _tally
     task, rows = confounded(seed, shapes=2 + seed % 2, colours=2)
-    problem = rscount.make_problem(task, map_class="complete", support=rows)
+    problem = rscount.make_problem(task, map_class=map_class, support=rows)
     result = rscount.count_problem(problem)
     got = weights_by_sources(problem, result.count)
     assert got is not None and got[1] >= 1
     want = _tally(problem, list_maps(problem, result, 100_000, None))
     for w, c in zip(got[0], want):
         assert (w == c.weights).all(), c.name
-    via = confusion(problem, result, limit=1)  # past the limit of maps listed: the sums over source sets
-    assert via.weighted and via.method.startswith("summed over") and all(
+    via = confusion(problem, result, limit=1)  # past the limit of maps listed: the sums (free: the join first)
+    assert via.weighted and (map_class == "free" or via.method.startswith("summed over")) and all(
         (w == c.weights).all() for w, c in zip(got[0], via.concepts))
 
 

@@ -23,10 +23,11 @@ MAX_LISTED = 50_000  # read-concept maps listed over every source set before thi
 def weights_by_sources(problem: Problem, total: int, seconds: float | None = None) -> tuple | None:
     """(per concept, its (d, d) object array of map counts per (true, predicted) value pair; how many source sets
     and read-concept maps it took), for a complete problem with nothing supervised whose count ``total`` is the
-    source split's; None where it is not one, a set has too many maps to list, or the sums disagree with
-    ``total`` (a check, not a fallback path for wrong numbers). Raises CountTimeout past ``seconds``."""
-    if problem.supervision or problem.map_class not in ("complete", "permutation") or not splits_by_sources(problem):
-        return None
+    source split's (or a free one whose maps are complete ones: every value shown, concepts kept together); None
+    where it is not one, a set has too many maps to list, or the sums disagree with ``total`` (a check, not a
+    fallback path for wrong numbers). Raises CountTimeout past ``seconds``."""
+    if problem.supervision or not splits_by_sources(problem):
+        return None  # free too where its maps keep concepts together and every value shows: then complete maps
     start = time.monotonic()
     deadline = Deadline(seconds, "relation by source sets", "raise --timeout")
     split = source_split(problem, deadline)
