@@ -22,6 +22,7 @@ support itself keeps every part's sources inside the part (see
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -370,6 +371,11 @@ def tells_labels_apart(rows: np.ndarray, codes: np.ndarray, column: int) -> bool
 
 def bijection_weight(targets: tuple, sources: tuple) -> int:
     """Sum over bijections targets -> sources of prod size_t ** size_s (the value maps of every pairing)."""
+    return _bijection_weight(tuple(sorted(targets)), tuple(sorted(sources)))  # the sum is the same in any order
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _bijection_weight(targets: tuple, sources: tuple) -> int:
     kinds = sorted(set(sources))
     counts = tuple(sources.count(s) for s in kinds)
     memo: dict = {}
