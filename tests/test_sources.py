@@ -362,3 +362,20 @@ def test_counts_kept_between_calls_match_an_oracle(seed, monkeypatch):
         more = rscount.make_problem(task, map_class="complete", support=Support(added, "added"))
         assert summed(more) == _oracle(more)
         assert within[-1] is not None  # sought among the sets of the rows before
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_supervised_unread_weight_by_sets_is_the_sum_over_orders(seed, monkeypatch):
+    """The unread concepts' weight with supervised ones placed over sets of sources equals the sum over every
+    order of placing them (the loop it replaces), zero fits included."""
+    from rscount.problems import sources
+    rng = random.Random(seed)
+    k = rng.randint(3, 7)
+    sizes = tuple(rng.randint(2, 4) for _ in range(k))
+    unread = tuple(sorted(rng.sample(range(k), rng.randint(1, k))))
+    rest = tuple(sorted(rng.sample(range(k), len(unread))))
+    fitted = rng.sample(unread, rng.randint(1, len(unread)))
+    fits = {i: [rng.choice([0, 1, 2, 9]) for _ in range(k)] for i in fitted}
+    by_sets = sources.unread_weight(unread, sizes, rest, sizes, fits)
+    monkeypatch.setattr(sources, "MAX_PLACED_BITS", 0)
+    assert by_sets == sources.unread_weight(unread, sizes, rest, sizes, fits)

@@ -46,16 +46,19 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
                 maps = rectangle_maps(rectangle_on(problem, R), deadline, MAX_LISTED - listed)
                 if maps is None or sum(ways for _, _, ways in maps) != count:
                     return None
-                held[R] = maps
+                held[R] = _stacked(maps, max(sizes))
                 listed += len(maps)
             sets, summed = sets + 1, summed + count * each
-            tally = [np.zeros(sizes[j] ** 2, dtype=np.int64) for j in split.read]  # maps of R realising each pair
-            for reads, values, ways in held[R]:  # the read concepts: the pairs each map realises
-                for i, j in enumerate(split.read):
-                    P = pairs.pairs(j, p[R[reads[i]]])
-                    tally[i][np.unique(P[:, 0] * sizes[j] + values[i][P[:, 1]])] += ways
-            for i, j in enumerate(split.read):
-                weights[j] += (tally[i].astype(object) * each).reshape(sizes[j], sizes[j])
+            reads, values, ways = held[R]
+            for i, j in enumerate(split.read):  # the read concepts: the pairs each map realises
+                d, tally = sizes[j], np.zeros(sizes[j] ** 2, dtype=ways.dtype)
+                for s in np.unique(reads[:, i]):
+                    these = np.flatnonzero(reads[:, i] == s)
+                    P = pairs.pairs(j, p[R[s]])
+                    hit = np.zeros((len(these), d * d), dtype=bool)
+                    hit[np.arange(len(these))[:, None], P[:, 0] * d + values[i][these][:, P[:, 1]]] = True
+                    tally += ways[these] @ hit
+                weights[j] += (tally.astype(object) * each).reshape(d, d)
             rest = tuple(s for s in range(task.k) if s not in T)
             for j in split.unread:  # the unread: every map but those whose value map avoids u on v's rows
                 for v in np.flatnonzero(np.bincount(G[:, j], minlength=sizes[j])):
@@ -67,6 +70,18 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
     if summed != total:
         return None
     return weights, sets, listed
+
+
+def _stacked(maps: list, width: int) -> tuple:
+    """A rectangle's listed maps as arrays: (the source each read concept reads (M, m), per read concept its value
+    maps (M, width), the maps each stands for (M,))."""
+    reads = np.array([r for r, _, _ in maps], dtype=np.int64).reshape(len(maps), -1)
+    values = [np.full((len(maps), width), -1, dtype=np.int64) for _ in range(reads.shape[1])]
+    for n, (_, per_concept, _) in enumerate(maps):
+        for i, f in enumerate(per_concept):
+            values[i][n, :len(f)] = f
+    ways = [w for _, _, w in maps]
+    return reads, values, np.array(ways, dtype=np.int64 if max(ways, default=0) < 1 << 40 else object)
 
 
 def _avoiding(unread: tuple, sizes: tuple, rest: tuple, pairs: PairIndex, j: int, v: int) -> int:

@@ -190,17 +190,33 @@ def _fits(G: np.ndarray, truth: np.ndarray, observed: np.ndarray, size: int, siz
 
 
 def unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits: dict) -> int:
-    """The unread concepts' bijections onto the sources ``rest``, with their value maps: each supervised one
-    (``fits``: its value maps per source) placed in turn, the others as :func:`bijection_weight` counts them."""
+    """The unread concepts' bijections onto the sources ``rest``, with their value maps: the supervised ones
+    (``fits``: their value maps per source) placed one after another over the sets of sources they took (a sum
+    per set, not per order: 2^8 states where 8 of 8 sources would be 40,320 orders), the others as
+    :func:`bijection_weight` counts them on the sources left."""
     plain = tuple(sizes[i] for i in unread if i not in fits)
     if not fits:
         return bijection_weight(plain, tuple(sources[s] for s in rest))
-    total = 0
-    for chosen in itertools.permutations(rest, len(fits)):
-        ways = math.prod(f[s] for f, s in zip(fits.values(), chosen))
-        if ways:
-            total += ways * bijection_weight(plain, tuple(sources[s] for s in rest if s not in chosen))
-    return total
+    if len(rest) > MAX_PLACED_BITS:
+        total = 0
+        for chosen in itertools.permutations(rest, len(fits)):
+            ways = math.prod(f[s] for f, s in zip(fits.values(), chosen))
+            if ways:
+                total += ways * bijection_weight(plain, tuple(sources[s] for s in rest if s not in chosen))
+        return total
+    placed = {0: 1}  # bit mask of the rest's sources taken -> ways the supervised ones so far took them
+    for f in fits.values():
+        after: dict = {}
+        for mask, ways in placed.items():
+            for b, s in enumerate(rest):
+                if not mask >> b & 1 and f[s]:
+                    after[mask | 1 << b] = after.get(mask | 1 << b, 0) + ways * f[s]
+        placed = after
+    return sum(ways * bijection_weight(plain, tuple(sources[s] for b, s in enumerate(rest) if not mask >> b & 1))
+               for mask, ways in placed.items())
+
+
+MAX_PLACED_BITS = 24  # sources left past which supervised unread concepts are placed order by order
 
 
 def _shown_ranks(G: np.ndarray) -> tuple:
