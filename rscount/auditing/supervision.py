@@ -203,7 +203,7 @@ def _read_part_fix(base: Problem, result, forced: list, by: str, seconds) -> Sup
         unshown = Fraction(math.prod(sizes[i] ** int((~seen[i]).sum()) for i in unread))
     bare = dataclasses.replace(base, supervision=Supervision(frozenset(), tuple(
         it for it in base.supervision.concepts if it[0] not in unread)))
-    proven = proven_read_part(bare, (unread, 1), result.count, seconds, times=unshown)
+    proven = proven_read_part(bare, (unread, 1), result.count, seconds, times=unshown, counted=base)
     if proven is None:
         return None
     sub, r, _ = proven

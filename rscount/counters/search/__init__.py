@@ -115,6 +115,20 @@ class SearchCounter(Counter):
                 raise BackendError(f"search: rectangle {n} of the source split was not counted; please report this")
         return out, sum(p[0] for p in parts), sum(p[1] for p in parts)
 
+    def kept_counts(self, split) -> list | None:
+        """Each rectangle's count of ``split`` as an earlier :meth:`rectangle_counts` in this process kept it (0 where
+        only its core was counted, without maps), or None where one was not kept: nothing is counted here."""
+        out = []
+        for n, rect in enumerate(split.rectangles):
+            count = _COUNTED.get(rectangle_key(rect))
+            core = split.cores[n] if split.cores else None
+            if count is None and core is not None and _COUNTED.get(rectangle_key(core)) == 0:
+                count = 0
+            if count is None:
+                return None
+            out.append(count)
+        return out
+
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
 
