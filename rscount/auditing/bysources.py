@@ -35,6 +35,9 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
         return None
     left = None if seconds is None else seconds - (time.monotonic() - start)
     counts = COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
+    orbits = {R: count for count, mates in zip(counts, split.members) for _, _, R, _ in mates if count}
+    if sum(orbits.values()) > MAX_LISTED:
+        return None  # more maps to list than the cap (each set's count bounds its list): say so without trying
     task, G = problem.task, np.asarray(problem.support.vectors, dtype=np.int64)
     sizes, pairs = task.sizes, PairIndex(G, task.sizes)
     weights = [np.zeros((d, d), dtype=object) for d in sizes]
