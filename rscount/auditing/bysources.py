@@ -1,7 +1,8 @@
 """The confusion relation, with map counts, of a complete design that splits by sources (ConCon's tasks alone):
 each optimal map is a set of sources for the read concepts, one of that set's few read-concept maps (listed by
-SAT, once per orbit of the sets under the support's object swaps, which carry maps onto maps), and any bijection of the unread concepts onto the sources left with any value maps (counted in closed
-form), so each cell is a sum over the sets, never a list of the 10^29 maps."""
+SAT once per orbit of the sets under the support's object swaps, which carry maps onto maps), and any
+bijection of the unread concepts onto the sources left with any value maps (counted in closed form), so each
+cell is a sum over the sets, never a list of the 10^29 maps."""
 from __future__ import annotations
 
 import time

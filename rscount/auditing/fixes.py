@@ -13,8 +13,8 @@ import numpy as np
 from ..errors import BackendError, CountTimeout, RscountError
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, for_class
-from .breaking import breaking_weights
 from ..results.count import short_count
+from .breaking import breaking_weights
 from .maps import kill_counts, kills
 from .supervision import count_within
 
@@ -79,7 +79,8 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
             if pool is None:
                 try:
                     pool = list(count_within(current, left).maps(POOL, left))
-                except (BackendError, CountTimeout, MemoryError, NotImplementedError):
+                except (BackendError, CountTimeout, MemoryError, NotImplementedError) as exc:
+                    why = f"the optimal maps to score vectors against could not be listed ({str(exc).split(';')[0]})"
                     break
             killed = kill_counts(pool, current, cand, labels)
             best = int(np.argmax(killed))

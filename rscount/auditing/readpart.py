@@ -20,9 +20,9 @@ def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float 
     the counts kept from ``counted``'s own (the problem ``whole`` counts; default ``problem``) show maps on other
     sources."""
     from ..planning.execute import count_problem
+    from ..problems.split import without_unread
     if other_sources_hold_maps(counted or problem):
         return None
-    from ..problems.split import without_unread
     sub, factor, names = without_unread(problem, found)
     key = None if sub.parts else _key(sub)
     r = None if key is None else _COUNTED.get(key)
