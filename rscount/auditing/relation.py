@@ -119,7 +119,8 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     parts = independent_parts(problem)
     if parts is not None:
         return _from_parts(problem, parts, limit, seconds)
-    if maps is None and result.exact and result.count > limit:
+    # summed over source sets where the count was (its sets and their counts kept), or where time is no object
+    if maps is None and result.exact and result.count > limit and (seconds is None or "sources" in result.backend):
         by_sources = _by_sources(problem, result, seconds)
         if by_sources is not None:
             return by_sources
