@@ -196,8 +196,9 @@ def test_data_fix_counts_are_real(map_class, seed):
 def test_source_sets_a_vector_breaks_lose_all_their_maps(seed):
     """A source split lists every set it stands for once, with weights summing to its own, and those are the sets
     of sources on which the labels are a function of the rows; a vector outside the support that breaks sets
-    removes at least their maps (brute force before and after adding it)."""
-    from rscount.auditing.breaking import breaking_weights
+    removes at least their maps, and checking each set's listed maps on a vector gives the maps it removes (all of
+    them where the support shows every value; brute force before and after adding it)."""
+    from rscount.auditing.breaking import breaking_weights, killing_weights
     from rscount.model.support import grid, label_ids, row_codes
     from rscount.problems.sources import source_split
     task, rows = confounded(seed, shapes=2 + seed % 2)
@@ -220,21 +221,25 @@ def test_source_sets_a_vector_breaks_lose_all_their_maps(seed):
     outside = np.array([r for r in grid(task.sizes).tolist() if tuple(r) not in have]).reshape(-1, task.k)
     weights = breaking_weights(problem, outside, task.evaluate(outside))
     assert weights is not None and len(weights) == len(outside)
-    for x in np.flatnonzero(weights)[:4]:
+    exact = killing_weights(problem, outside, task.evaluate(outside))  # every map checked: the count's drop
+    assert exact is not None and (exact >= weights * (1 - 1e-9)).all()
+    for x in sorted(set(np.flatnonzero(weights)[:3].tolist()) | set(range(min(3, len(outside))))):
         grown = dataclasses.replace(problem, support=Support(np.vstack([G, outside[x:x + 1]]), "grown"))
-        assert total - brute_count(grown) >= weights[x] * (1 - 1e-9)
+        drop = total - brute_count(grown)
+        assert drop >= max(weights[x], exact[x]) * (1 - 1e-9)
+        if all(len(set(G[:, i].tolist())) == d for i, d in enumerate(task.sizes)):  # no value left unshown
+            assert abs(drop - exact[x]) <= 1e-9 * max(drop, 1)
 
 
 def test_data_fix_breaks_source_sets():
-    """ConCon task 3 alone at 2 objects: data lowers the count by breaking the source sets a colour or a size may
-    stand in for (12,042,240 -> 122,880, the exhaustive support's 24,576 below), each count real (Ganak); where
-    it stops above the floor the note says why."""
+    """ConCon task 3 alone at 2 objects: data lowers the count to the exhaustive support's (12,042,240 -> 24,576)
+    by breaking the source sets a colour or a size may stand in for, then removing maps within the sets left
+    (each set's maps listed and checked), each count real (Ganak)."""
     problem = rscount.make_problem("concon-t3", params={"objects": 2, "colors": 2}, map_class="complete")
     result = rscount.count_problem(problem)
     fix = data_fix(problem, result.count, None, seconds=None)
-    assert fix.floor == 24576 and fix.vectors and fix.counts[-1] <= result.count // 64
+    assert fix.floor == 24576 and fix.counts[-1] == fix.floor < result.count
     assert list(fix.counts) == sorted(fix.counts, reverse=True) and len(set(fix.counts)) == len(fix.counts)
-    assert fix.counts[-1] == fix.floor or "none of" in fix.note
     rows, task = problem.support.vectors, problem.task
     for vector, count in zip(fix.vectors, fix.counts):
         rows = np.vstack([rows, [[c.index(x) for c, x in zip(task.concepts, vector)]]])

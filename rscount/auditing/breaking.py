@@ -11,11 +11,12 @@ import numpy as np
 from ..counters import COUNTERS
 from ..counters.base import Deadline, Options
 from ..errors import BackendError
-from ..model.support import label_ids, row_codes
+from ..model.support import grid, label_ids, row_codes
 from ..problems.problem import Problem
 from ..problems.sources import source_split, splits_by_sources
+from ..problems.split import keeping
 
-__all__ = ["breaking_weights"]
+__all__ = ["breaking_weights", "killing_weights"]
 
 DIRECT = 1 << 22  # a set whose columns take at most this many values is looked up in a table, else sorted
 HUGE = 1e300  # a set's maps as a float for ranking, where more would overflow
@@ -62,4 +63,49 @@ def breaking_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
                 at = np.minimum(np.searchsorted(seen[order], new), n - 1)
                 met = np.where(seen[order][at] == new, have[order][at], -1)
             out += ((met >= 0) & (met != want)) * min(float(count) * float(weight), HUGE)
+    return out
+
+
+def killing_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
+                    seconds: float | None = None) -> np.ndarray | None:
+    """Per vector (with its ``labels``), the optimal maps of ``problem`` that adding it removes, as floats for
+    ranking: every source set's read-concept maps listed (:func:`~rscount.auditing.bysources.orbit_maps`) and
+    each checked on the vector, times the maps of the unread concepts beside it (a new vector leaves those
+    alone). A map sending a value no support vector shows is kept (its free target may be the right one). None
+    where the maps are not listed (too many, the count not a source split's, or past ``seconds``)."""
+    from .bysources import orbit_maps
+    if problem.supervision or not splits_by_sources(problem):
+        return None
+    start = time.monotonic()
+    try:
+        split = source_split(problem, Deadline(seconds, "data fix"))
+        if split is None or split.unshown != 1:
+            return None
+        left = None if seconds is None else seconds - (time.monotonic() - start)
+        counts = COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
+        held = orbit_maps(problem, split, counts, Deadline(
+            None if seconds is None else seconds - (time.monotonic() - start), "data fix"))
+    except (BackendError, MemoryError):  # a timeout is one
+        return None
+    read = problem.task.read
+    sizes = [problem.task.sizes[i] for i in read]
+    if held is None or math.prod(sizes) > DIRECT:
+        return None
+    table = keeping(problem.task, read).evaluate(grid(tuple(sizes)))  # K on every read-concept vector
+    vectors = np.asarray(vectors, dtype=np.int64).reshape(-1, problem.task.k)
+    want = np.asarray(labels).reshape(len(vectors), -1)
+    strides = np.cumprod([1, *sizes[:0:-1]])[::-1]
+    out = np.zeros(len(vectors))
+    for count, mates in zip(counts, split.members):
+        for _, each, R, p in mates if count else ():
+            reads, values, ways = held[R]
+            source = np.asarray(p)[np.asarray(R)[reads]]  # (maps, read concepts): the column each reads here
+            code = np.zeros((len(reads), len(vectors)), dtype=np.int64)
+            unshown = np.zeros(code.shape, dtype=bool)
+            for i in range(len(read)):
+                pred = np.take_along_axis(values[i], vectors[:, source[:, i]].T, axis=1)
+                unshown |= pred < 0
+                code += np.maximum(pred, 0) * strides[i]
+            killed = (table[code] != want[None, :, :]).any(axis=2) & ~unshown
+            out += np.asarray(ways, dtype=float) * min(float(each), HUGE) @ killed
     return out

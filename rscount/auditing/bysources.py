@@ -16,7 +16,7 @@ from ..problems.problem import Problem
 from ..problems.sources import rectangle_on, source_split, splits_by_sources, unread_weight
 from .maps import PairIndex
 
-__all__ = ["weights_by_sources"]
+__all__ = ["orbit_maps", "weights_by_sources"]
 
 MAX_LISTED = 50_000  # read-concept maps listed over every source set before this gives way to the other methods
 
@@ -36,22 +36,16 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
         return None
     left = None if seconds is None else seconds - (time.monotonic() - start)
     counts = COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
-    orbits = {R: count for count, mates in zip(counts, split.members) for _, _, R, _ in mates if count}
-    if sum(orbits.values()) > MAX_LISTED:
-        return None  # more maps to list than the cap (each set's count bounds its list): say so without trying
+    held = orbit_maps(problem, split, counts, deadline)
+    if held is None:
+        return None
     task, G = problem.task, np.asarray(problem.support.vectors, dtype=np.int64)
     sizes, pairs = task.sizes, PairIndex(G, task.sizes)
     weights = [np.zeros((d, d), dtype=object) for d in sizes]
     avoiding: dict = {}
-    listed, sets, summed, held = 0, 0, 0, {}
+    sets, summed = 0, 0
     for count, mates in zip(counts, split.members):
         for T, each, R, p in mates if count else ():
-            if R not in held:  # one listing per orbit: its other sets' maps are these, carried by p
-                maps = rectangle_maps(rectangle_on(problem, R), deadline, MAX_LISTED - listed)
-                if maps is None or sum(ways for _, _, ways in maps) != count:
-                    return None
-                held[R] = _stacked(maps, max(sizes))
-                listed += len(maps)
             sets, summed = sets + 1, summed + count * each
             reads, values, ways = held[R]
             for i, j in enumerate(split.read):  # the read concepts: the pairs each map realises
@@ -73,7 +67,25 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
             deadline.check()
     if summed != total:
         return None
-    return weights, sets, listed
+    return weights, sets, sum(len(w) for _, _, w in held.values())
+
+
+def orbit_maps(problem: Problem, split, counts: list, deadline) -> dict | None:
+    """Per source set standing for an orbit (with maps: ``counts``, the split's rectangle counts), its read
+    concepts' maps as :func:`_stacked` arrays, listed by SAT; the orbit's other sets have these maps carried by
+    their permutation (``split.members``). None past MAX_LISTED maps in all, or where a list does not add up to
+    its rectangle's count."""
+    orbits = {R: count for count, mates in zip(counts, split.members) for _, _, R, _ in mates if count}
+    if sum(orbits.values()) > MAX_LISTED:
+        return None  # more maps to list than the cap (each set's count bounds its list): say so without trying
+    held, listed, width = {}, 0, max(problem.task.sizes)
+    for R, count in orbits.items():
+        maps = rectangle_maps(rectangle_on(problem, R), deadline, MAX_LISTED - listed)
+        if maps is None or sum(ways for _, _, ways in maps) != count:
+            return None
+        held[R] = _stacked(maps, width)
+        listed += len(maps)
+    return held
 
 
 def _stacked(maps: list, width: int) -> tuple:

@@ -14,7 +14,7 @@ from ..errors import BackendError, CountTimeout, RscountError
 from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, for_class
 from ..results.count import short_count
-from .breaking import breaking_weights
+from .breaking import breaking_weights, killing_weights
 from .maps import kill_counts, kills
 from .supervision import count_within
 
@@ -73,7 +73,16 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
             break
         labels = task.evaluate(cand)
         broken = None if complete_pool else breaking_weights(current, cand, labels, left)
-        if broken is not None and broken.max() > 0:  # a whole set of sources falls: its maps go at once
+        if broken is not None and not broken.max() > 0:  # no set falls: each set's maps checked one by one
+            broken = killing_weights(current, cand, labels, left)
+            if broken is not None and not broken.max() > 0:  # every map was checked: none of these removes one
+                fruitless += 1
+                if fruitless >= FRUITLESS:
+                    why = (f"none of {fruitless * len(cand):,} vectors drawn outside the support removes an optimal "
+                           f"map (each checked against every map, on the values the support shows)")
+                    break
+                continue
+        if broken is not None and broken.max() > 0:  # the vector removing the most maps
             best = int(np.argmax(broken))
         else:
             if pool is None:
