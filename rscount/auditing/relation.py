@@ -119,9 +119,9 @@ def confusion(problem: Problem, result: CountResult, *, limit: int = LIST_LIMIT,
     parts = independent_parts(problem)
     if parts is not None:
         return _from_parts(problem, parts, limit, seconds)
-    # summed over source sets where the count was (its sets and their counts kept), or where time is no object
-    if maps is None and result.exact and result.count > limit and (seconds is None or "sources" in result.backend):
-        by_sources = _by_sources(problem, result, seconds)
+    if maps is None and result.exact and result.count > limit:  # half the time where the count was not such a sum
+        share = None if seconds is None else seconds if "sources" in result.backend else seconds / 2
+        by_sources = _by_sources(problem, result, share)
         if by_sources is not None:
             return by_sources
     if maps is None:
