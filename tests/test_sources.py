@@ -1,5 +1,6 @@
 """Complete maps as a sum over the sources the read concepts take (problems.sources.source_split), and source values
 the rows cannot tell apart (the search's sorted classes), against brute force, Ganak and the plain search."""
+import itertools
 import math
 import random
 
@@ -365,7 +366,7 @@ def test_counts_kept_between_calls_match_an_oracle(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_supervised_unread_weight_by_sets_is_the_sum_over_orders(seed, monkeypatch):
+def test_supervised_unread_weight_by_sets_is_the_sum_over_orders(seed):
     """The unread concepts' weight with supervised ones placed over sets of sources equals the sum over every
     order of placing them (the loop it replaces), zero fits included."""
     from rscount.problems import sources
@@ -376,6 +377,7 @@ def test_supervised_unread_weight_by_sets_is_the_sum_over_orders(seed, monkeypat
     rest = tuple(sorted(rng.sample(range(k), len(unread))))
     fitted = rng.sample(unread, rng.randint(1, len(unread)))
     fits = {i: [rng.choice([0, 1, 2, 9]) for _ in range(k)] for i in fitted}
-    by_sets = sources.unread_weight(unread, sizes, rest, sizes, fits)
-    monkeypatch.setattr(sources, "MAX_PLACED_BITS", 0)
-    assert by_sets == sources.unread_weight(unread, sizes, rest, sizes, fits)
+    plain = tuple(sizes[i] for i in unread if i not in fits)
+    orders = sum(math.prod(f[s] for f, s in zip(fits.values(), chosen)) * sources.bijection_weight(
+        plain, tuple(sizes[s] for s in rest if s not in chosen)) for chosen in itertools.permutations(rest, len(fits)))
+    assert sources.unread_weight(unread, sizes, rest, sizes, fits) == orders

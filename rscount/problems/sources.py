@@ -197,13 +197,6 @@ def unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits
     plain = tuple(sizes[i] for i in unread if i not in fits)
     if not fits:
         return bijection_weight(plain, tuple(sources[s] for s in rest))
-    if len(rest) > MAX_PLACED_BITS:
-        total = 0
-        for chosen in itertools.permutations(rest, len(fits)):
-            ways = math.prod(f[s] for f, s in zip(fits.values(), chosen))
-            if ways:
-                total += ways * bijection_weight(plain, tuple(sources[s] for s in rest if s not in chosen))
-        return total
     placed = {0: 1}  # bit mask of the rest's sources taken -> ways the supervised ones so far took them
     for f in fits.values():
         after: dict = {}
@@ -214,9 +207,6 @@ def unread_weight(unread: tuple, sizes: tuple, rest: tuple, sources: tuple, fits
         placed = after
     return sum(ways * bijection_weight(plain, tuple(sources[s] for b, s in enumerate(rest) if not mask >> b & 1))
                for mask, ways in placed.items())
-
-
-MAX_PLACED_BITS = 24  # sources left past which supervised unread concepts are placed order by order
 
 
 def _shown_ranks(G: np.ndarray) -> tuple:

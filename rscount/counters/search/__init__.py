@@ -105,29 +105,19 @@ class SearchCounter(Counter):
         new = {k: v for part in parts for k, v in part[2].items()}
         _COUNTED.update(new)
         known.update(new)
-        out = []
-        for n, core_key in enumerate(core_keys):
-            if keys[n] in known:
-                out.append(known[keys[n]])
-            elif core_key is not None and known.get(core_key) == 0:  # only a core without maps skips its own
-                out.append(0)
-            else:
-                raise BackendError(f"search: rectangle {n} of the source split was not counted; please report this")
+        out = _per_rectangle(keys, core_keys, known)
+        if None in out:
+            raise BackendError(f"search: rectangle {out.index(None)} of the source split was not counted; please "
+                               f"report this")
         return out, sum(p[0] for p in parts), sum(p[1] for p in parts)
 
     def kept_counts(self, split) -> list | None:
         """Each rectangle's count of ``split`` as an earlier :meth:`rectangle_counts` in this process kept it (0 where
         only its core was counted, without maps), or None where one was not kept: nothing is counted here."""
-        out = []
-        for n, rect in enumerate(split.rectangles):
-            count = _COUNTED.get(rectangle_key(rect))
-            core = split.cores[n] if split.cores else None
-            if count is None and core is not None and _COUNTED.get(rectangle_key(core)) == 0:
-                count = 0
-            if count is None:
-                return None
-            out.append(count)
-        return out
+        cores = split.cores or (None,) * len(split.rectangles)
+        out = _per_rectangle([rectangle_key(r) for r in split.rectangles],
+                             [None if c is None else rectangle_key(c) for c in cores], _COUNTED)
+        return None if None in out else out
 
     def quick(self, problem) -> Tally | None:
         """The count of a small problem if this process finds it within QUICK_SECONDS, else None.
@@ -148,6 +138,13 @@ class SearchCounter(Counter):
 
 
 BACKEND = SearchCounter()
+
+
+def _per_rectangle(keys: list, core_keys: list, known) -> list:
+    """Each rectangle's count from ``known`` (by key), 0 where only its core was counted without maps (a core
+    without maps skips its own rectangle), None where neither is known."""
+    return [known.get(key) if key in known else 0 if core is not None and known.get(core) == 0 else None
+            for key, core in zip(keys, core_keys)]
 
 
 def _shares(items: list, costs: list, n: int) -> list:
