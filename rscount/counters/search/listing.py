@@ -49,18 +49,10 @@ def rectangle_maps(rect, deadline, limit: int = MAX_MODELS) -> list | None:
     are more than ``limit`` or the CNF would pass MAX_ROWS rows or the encoder's limits."""
     out = []
     try:
-        for enc, true, ways in _listed(rect, (), deadline):
+        for reads, values, ways in _listed(rect, (), deadline):
             if len(out) >= limit:
                 return None
-            reads = [0] * rect.task.k
-            values = [np.full(size, -1, dtype=np.int64) for size in rect.source_sizes]
-            value_of = [None] * rect.task.k
-            for v in true:
-                i, value, s, u = enc.alpha_keys[v]
-                reads[i] = s
-                values[s][u] = value
-                value_of[i] = values[s]
-            out.append((tuple(reads), tuple(value_of), ways))
+            out.append((reads, tuple(values[s] for s in reads), ways))
     except _TooLarge:
         return None
     return out
@@ -71,8 +63,9 @@ class _TooLarge(Exception):
 
 
 def _listed(rect, ordered: tuple, deadline):
-    """Yield (encoding, the alpha variables a map sets true, the maps it stands for) for every map of ``rect``
-    (under ``ordered``: pairs of predicted concepts read in increasing source order), by SAT; raise _TooLarge."""
+    """Yield (the source each read concept reads, per source its value map (-1 on values no row shows), the maps it
+    stands for) for every map of ``rect`` (under ``ordered``: pairs of predicted concepts read in increasing
+    source order), by SAT; raise _TooLarge."""
     from pysat.solvers import Solver
     rows = rect.support.vectors
     shown = [set(rows[:, s].tolist()) for s in range(rows.shape[1])]
@@ -94,11 +87,12 @@ def _listed(rect, ordered: tuple, deadline):
             model = solver.get_model()
             true = frozenset(v for v in on if model[v - 1] > 0)
             solver.add_clause([-v if v in true else v for v in on])
-            wrong = _first_wrong(rect, enc, true, table)
+            reads, values = _decoded(rect, enc, true)
+            wrong = _first_wrong(rect, reads, values, table)
             if wrong is None:
-                reader = {enc.alpha_keys[v][2]: enc.alpha_keys[v][0] for v in true}
-                yield enc, true, math.prod(rect.task.sizes[reader[s]] ** (size - len(shown[s]))
-                                           for s, size in enumerate(rect.source_sizes))
+                reader = {s: i for i, s in enumerate(reads)}
+                yield reads, values, math.prod(rect.task.sizes[reader[s]] ** (size - len(shown[s]))
+                                               for s, size in enumerate(rect.source_sizes))
                 continue
             taken.append(wrong)  # the row this map breaks joins the CNF: only its own clauses are new
             if len(taken) > MAX_ROWS:
@@ -128,17 +122,23 @@ def _label_table(rect) -> np.ndarray | None:
     return rect.task.evaluate(grid(rect.task.sizes))
 
 
-def _first_wrong(rect, enc, true: frozenset, table: np.ndarray | None = None) -> int | None:
-    """The first row of ``rect`` where the map listed as ``true`` (its alpha variables set) gives another label
-    or misses a supervised value; None where it keeps every row. ``table``: :func:`_label_table`."""
-    rows = rect.support.vectors
-    k = rect.task.k
-    reads, value = [0] * k, [np.zeros(size, dtype=np.int64) for size in rect.source_sizes]
+def _decoded(rect, enc, true: frozenset) -> tuple:
+    """(the source each read concept reads, per source its value map, -1 on values no row shows) of the map whose
+    alpha variables ``true`` sets."""
+    reads = [0] * rect.task.k
+    values = [np.full(size, -1, dtype=np.int64) for size in rect.source_sizes]
     for v in true:
         i, target, s, u = enc.alpha_keys[v]
         reads[i] = s
-        value[s][u] = target
-    pred = np.stack([value[reads[i]][rows[:, reads[i]]] for i in range(k)], axis=1)
+        values[s][u] = target
+    return tuple(reads), values
+
+
+def _first_wrong(rect, reads: tuple, values: list, table: np.ndarray | None = None) -> int | None:
+    """The first row of ``rect`` where the map (:func:`_decoded`) gives another label or misses a supervised
+    value; None where it keeps every row. ``table``: :func:`_label_table`."""
+    rows = rect.support.vectors
+    pred = np.stack([values[s][rows[:, s]] for s in reads], axis=1)
     if table is not None:
         bad = (table[row_codes(pred, list(rect.task.sizes))] != rect.labels).any(axis=1)
     else:
