@@ -199,6 +199,7 @@ def test_source_sets_a_vector_breaks_lose_all_their_maps(seed):
     removes at least their maps, and checking each set's listed maps on a vector gives the maps it removes (all of
     them where the support shows every value; brute force before and after adding it)."""
     from rscount.auditing.breaking import breaking_weights, killing_weights
+    from rscount.auditing.bysources import counted_split
     from rscount.model.support import grid, label_ids, row_codes
     from rscount.problems.sources import source_split
     task, rows = confounded(seed, shapes=2 + seed % 2)
@@ -219,9 +220,9 @@ def test_source_sets_a_vector_breaks_lose_all_their_maps(seed):
         R for R in itertools.combinations(range(task.k), len(task.read)) if function_of(R)]
     have = {tuple(r) for r in G.tolist()}
     outside = np.array([r for r in grid(task.sizes).tolist() if tuple(r) not in have]).reshape(-1, task.k)
-    weights = breaking_weights(problem, outside, task.evaluate(outside))
+    weights = breaking_weights(problem, counted_split(problem), outside, task.evaluate(outside))
     assert weights is not None and len(weights) == len(outside)
-    exact = killing_weights(problem, outside, task.evaluate(outside))  # every map checked: the count's drop
+    exact = killing_weights(problem, counted_split(problem), outside, task.evaluate(outside))  # the count's drop
     assert exact is not None and (exact >= weights * (1 - 1e-9)).all()
     for x in sorted(set(np.flatnonzero(weights)[:3].tolist()) | set(range(min(3, len(outside))))):
         grown = dataclasses.replace(problem, support=Support(np.vstack([G, outside[x:x + 1]]), "grown"))

@@ -4,17 +4,15 @@ columns but not on its label leaves no map reading that set (both get the same p
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
-from ..counters import COUNTERS
-from ..counters.base import Deadline, Options
+from ..counters.base import Deadline
 from ..errors import BackendError
 from ..model.support import grid, label_ids, row_codes
 from ..problems.problem import Problem
-from ..problems.sources import source_split, splits_by_sources
 from ..problems.split import keeping
+from .bysources import orbit_maps
 
 __all__ = ["breaking_weights", "killing_weights"]
 
@@ -22,23 +20,11 @@ DIRECT = 1 << 22  # a set whose columns take at most this many values is looked 
 HUGE = 1e300  # a set's maps as a float for ranking, where more would overflow
 
 
-def breaking_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
-                     seconds: float | None = None) -> np.ndarray | None:
+def breaking_weights(problem: Problem, counted: tuple, vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Per vector (with its ``labels``), the optimal maps of ``problem`` that adding it removes by breaking source
-    sets, as floats for ranking (maps it removes within the sets left are not counted). None where the problem
-    does not split by sources or its rectangles are not counted within ``seconds`` (an audit's count keeps
-    them: see :meth:`~rscount.counters.search.SearchCounter.rectangle_counts`)."""
-    if not splits_by_sources(problem):
-        return None
-    start = time.monotonic()
-    try:
-        split = source_split(problem, Deadline(seconds, "data fix"))
-        left = None if seconds is None else seconds - (time.monotonic() - start)
-        counts = None if split is None else COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
-    except (BackendError, MemoryError):  # a timeout is one
-        return None
-    if counts is None:
-        return None
+    sets (``counted``: :func:`~rscount.auditing.bysources.counted_split`), as floats for ranking (maps it removes within the sets left are
+    not counted)."""
+    split, counts = counted
     support = np.asarray(problem.support.vectors, dtype=np.int64)
     vectors = np.asarray(vectors, dtype=np.int64).reshape(-1, support.shape[1])
     n = len(support)
@@ -66,25 +52,19 @@ def breaking_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
     return out
 
 
-def killing_weights(problem: Problem, vectors: np.ndarray, labels: np.ndarray,
+def killing_weights(problem: Problem, counted: tuple, vectors: np.ndarray, labels: np.ndarray,
                     seconds: float | None = None) -> np.ndarray | None:
     """Per vector (with its ``labels``), the optimal maps of ``problem`` that adding it removes, as floats for
-    ranking: every source set's read-concept maps listed (:func:`~rscount.auditing.bysources.orbit_maps`) and
-    each checked on the vector, times the maps of the unread concepts beside it (a new vector leaves those
-    alone). A map sending a value no support vector shows is kept (its free target may be the right one). None
-    where the maps are not listed (too many, the count not a source split's, or past ``seconds``)."""
-    from .bysources import orbit_maps
-    if problem.supervision or not splits_by_sources(problem):
+    ranking: every source set's read-concept maps listed (:func:`~rscount.auditing.bysources.orbit_maps`;
+    ``counted``: :func:`~.bysources.counted_split`) and each checked on the vector, times the maps of the unread concepts
+    beside it (a new vector leaves those alone). A map sending a value no support vector shows is kept (its free
+    target may be the right one). None where the maps are not listed (too many, something supervised, or past
+    ``seconds``)."""
+    split, counts = counted
+    if problem.supervision or split.unshown != 1:
         return None
-    start = time.monotonic()
     try:
-        split = source_split(problem, Deadline(seconds, "data fix"))
-        if split is None or split.unshown != 1:
-            return None
-        left = None if seconds is None else seconds - (time.monotonic() - start)
-        counts = COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
-        held = orbit_maps(problem, split, counts, Deadline(
-            None if seconds is None else seconds - (time.monotonic() - start), "data fix"))
+        held = orbit_maps(problem, split, counts, Deadline(seconds, "data fix"))
     except (BackendError, MemoryError):  # a timeout is one
         return None
     read = problem.task.read

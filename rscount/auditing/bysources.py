@@ -16,7 +16,7 @@ from ..problems.problem import Problem
 from ..problems.sources import rectangle_on, source_split, splits_by_sources, unread_weight
 from .maps import PairIndex
 
-__all__ = ["orbit_maps", "weights_by_sources"]
+__all__ = ["counted_split", "orbit_maps", "weights_by_sources"]
 
 MAX_LISTED = 50_000  # read-concept maps listed over every source set before this gives way to the other methods
 
@@ -27,15 +27,11 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
     source split's (or a free one whose maps are complete ones: every value shown, concepts kept together); None
     where it is not one, a set has too many maps to list, or the sums disagree with ``total`` (a check, not a
     fallback path for wrong numbers). Raises CountTimeout past ``seconds``."""
-    if problem.supervision or not splits_by_sources(problem):
-        return None  # free too where its maps keep concepts together and every value shows: then complete maps
-    start = time.monotonic()
     deadline = Deadline(seconds, "relation by source sets", "raise --timeout")
-    split = source_split(problem, deadline)
-    if split is None or split.unshown != 1:
-        return None
-    left = None if seconds is None else seconds - (time.monotonic() - start)
-    counts = COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
+    counted = None if problem.supervision else counted_split(problem, seconds)
+    if counted is None or counted[0].unshown != 1:
+        return None  # free too where its maps keep concepts together and every value shows: then complete maps
+    split, counts = counted
     held = orbit_maps(problem, split, counts, deadline)
     if held is None:
         return None
@@ -68,6 +64,20 @@ def weights_by_sources(problem: Problem, total: int, seconds: float | None = Non
     if summed != total:
         return None
     return weights, sets, sum(len(w) for _, _, w in held.values())
+
+
+def counted_split(problem: Problem, seconds: float | None = None) -> tuple | None:
+    """(the source split of ``problem``, each rectangle's count), counted within ``seconds`` (an audit's count
+    keeps them: see :meth:`~rscount.counters.search.SearchCounter.rectangle_counts`); None where the problem does
+    not split by sources. Raises BackendError (CountTimeout among them) where the counts do not come."""
+    if not splits_by_sources(problem):
+        return None
+    start = time.monotonic()
+    split = source_split(problem, Deadline(seconds, "source sets"))
+    if split is None:
+        return None
+    left = None if seconds is None else seconds - (time.monotonic() - start)
+    return split, COUNTERS["search"].rectangle_counts(split, Options(timeout=left))[0]
 
 
 def orbit_maps(problem: Problem, split, counts: list, deadline) -> dict | None:

@@ -15,6 +15,7 @@ from ..model.support import Support, exhaustive, grid
 from ..problems.problem import MAP_CLASSES, Problem, for_class
 from ..results.count import short_count
 from .breaking import breaking_weights, killing_weights
+from .bysources import counted_split
 from .maps import kill_counts, kills
 from .supervision import count_within
 
@@ -72,9 +73,14 @@ def data_fix(problem: Problem, count: int, maps: list | None, *, steps: int = 20
         if not len(cand):
             break
         labels = task.evaluate(cand)
-        broken = None if complete_pool else breaking_weights(current, cand, labels, left)
+        try:
+            counted = None if complete_pool else counted_split(current, left)
+        except (BackendError, MemoryError):  # a timeout is one
+            counted = None
+        broken = None if counted is None else breaking_weights(current, counted, cand, labels)
         if broken is not None and not broken.max() > 0:  # no set falls: each set's maps checked one by one
-            broken = killing_weights(current, cand, labels, left)
+            left = None if seconds is None else seconds - (time.monotonic() - start)
+            broken = killing_weights(current, counted, cand, labels, left)
             if broken is not None and not broken.max() > 0:  # every map was checked: none of these removes one
                 fruitless += 1
                 if fruitless >= FRUITLESS:
