@@ -25,7 +25,7 @@ from .isomorphism import same_table, table
 from .problem import Problem, free_keeps_concepts
 from .split import bijection_weight, clash_masks, keeping
 
-__all__ = ["Rectangle", "SourceSplit", "rectangle_on", "source_split", "splits_by_sources"]
+__all__ = ["Rectangle", "SourceSplit", "rectangle_on", "source_split", "splits_by_sources", "whole_rectangle"]
 
 
 MAX_SOURCE_SETS = 1 << 18  # candidate source sets (k choose read) a source split may walk
@@ -165,6 +165,19 @@ def rectangle_on(problem: Problem, R: tuple) -> Rectangle:
     return Rectangle(keeping(problem.task, problem.task.read),
                      Support(G[np.ix_(first, list(R))], f"{problem.support.kind}, on {len(R)} sources"),
                      problem.labels[first], tuple(R), tuple(sizes[s] for s in R))
+
+
+def whole_rectangle(problem: Problem) -> Rectangle | None:
+    """A complete / permutation problem whose labels read every concept, nothing supervised, one task under K,
+    as its one rectangle (every concept reading the set of all sources): its maps are the problem's (the two
+    classes count alike on a support), and SAT can list them where the search proves little per node
+    (:mod:`rscount.counters.search.listing`). None elsewhere."""
+    task = problem.task
+    if (problem.map_class not in ("complete", "permutation") or problem.supervision or problem.parts
+            or problem.inference != "knowledge" or not problem.support.listed or len(task.read) != task.k
+            or not problem.support.length):
+        return None
+    return rectangle_on(problem, tuple(range(task.k)))
 
 
 def _observed(problem: Problem, G: np.ndarray, concepts: tuple) -> np.ndarray | None:

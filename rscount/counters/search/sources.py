@@ -70,11 +70,11 @@ def rectangle_key(rect) -> tuple:
                                                                 rect.observed)
 
 
-def rectangle_count(rect, deadline, quick: int = QUICK_NODES) -> tuple:
+def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool = False) -> tuple:
     """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search
-    (on rectangles of up to LIST_FIRST rows), then SAT's list, then the whole search."""
+    (on rectangles of up to LIST_FIRST rows, or ``search_first``), then SAT's list, then the whole search."""
     search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
-    if rect.support.length <= LIST_FIRST:
+    if search_first or rect.support.length <= LIST_FIRST:
         try:
             return search.total(), search.nodes, False
         except _Spent:
