@@ -14,8 +14,12 @@ from ..counters.modules import agreement
 from ..counters.symmetry import valuemaps
 from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
+from ..counters.search.listing import rectangle_maps
+from ..counters.search.sources import rectangle_key
 from ..problems.problem import Problem
+from ..problems.sources import whole_rectangle
 from ..results.count import ConceptMap, CountResult, JointMap
+from ..runtime.lazy import Recent
 
 __all__ = ["MapTable", "list_maps", "apply_map", "pair_codes", "PairIndex", "identity", "kills", "kill_counts"]
 
@@ -128,7 +132,8 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
 
     The automorphism counter lists the maps of an exhaustive support from the
     knowledge's symmetries, the value-map counter those of few value-map tuples (RAVEN shared), the agreement
-    counter RAVEN's disentangled ones; other problems are listed by SAT enumeration.
+    counter RAVEN's disentangled ones, SAT with rows added lazily those whose labels read every concept
+    (:func:`~rscount.problems.sources.whole_rectangle`); other problems are listed by SAT enumeration.
     """
     if not result.exact or result.count > limit or problem.map_class == "joint":
         return None
@@ -143,6 +148,9 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
             maps = agreement.list_agreement(problem, deadline, limit)
         elif COUNTERS["vector-join"].applies(problem) and (joined := _joined(problem, deadline)) is not None:
             maps = joined
+        elif (whole := whole_rectangle(problem)) is not None and \
+                (listed := _whole_maps(problem, whole, deadline, limit)) is not None:
+            maps = listed
         else:
             maps = list(result.maps(None, seconds))
     except (RscountError, MemoryError):
@@ -151,6 +159,36 @@ def list_maps(problem: Problem, result: CountResult, limit: int, seconds: float 
         raise BackendError(f"listing the optimal maps of {problem.task.name} gave {len(maps)}, the count says "
                            f"{result.count}; please report this with the task and options")
     return maps
+
+
+def _whole_maps(problem: Problem, whole, deadline: Deadline, limit: int) -> list | None:
+    """The maps of a problem whose labels read every concept, listed by SAT on its one rectangle (rows join the
+    CNF as listed maps break them: far fewer than the support's), kept for the next fix that asks. None past
+    ``limit``."""
+    key = (rectangle_key(whole), limit)
+    if key not in _LISTED:
+        _LISTED.update({key: _expanded(problem.task, rectangle_maps(whole, deadline, limit), limit)})
+    return _LISTED.get(key)
+
+
+def _expanded(task, listed: list | None, limit: int) -> list | None:
+    """:class:`ConceptMap` s of listed (the source each concept reads, its value map, the maps it stands for): a
+    value no row shows (-1) goes to every value of its predicted concept. None where past ``limit``."""
+    import itertools
+    if listed is None or sum(ways for *_, ways in listed) > limit:
+        return None
+    names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
+    out = []
+    for reads, values, _ in listed:
+        rows = []
+        for j, i in sorted((j, i) for i, j in enumerate(reads)):
+            cells = [[(i, int(v))] if v >= 0 else [(i, t) for t in range(task.sizes[i])] for v in values[i]]
+            rows.append(list(itertools.product(*cells)))
+        out.extend(ConceptMap(assign, names, domains) for assign in itertools.product(*rows))
+    return out
+
+
+_LISTED = Recent(4)  # a whole problem's maps: the value and the concept fix list the same read part
 
 
 def _joined(problem: Problem, deadline: Deadline) -> list | None:

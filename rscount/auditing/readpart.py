@@ -7,7 +7,7 @@ from ..counters.base import Deadline
 from ..errors import RscountError
 from ..problems.problem import Problem
 from ..problems.sources import source_split, splits_by_sources
-from ..runtime.lazy import Recent, digest
+from ..runtime.lazy import Recent
 
 
 def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float | None, times=1,
@@ -24,7 +24,7 @@ def proven_read_part(problem: Problem, found: tuple, whole: int, seconds: float 
     if other_sources_hold_maps(counted or problem):
         return None
     sub, factor, names = without_unread(problem, found)
-    key = None if sub.parts else _key(sub)
+    key = sub.key
     r = None if key is None else _COUNTED.get(key)
     if r is None:
         try:
@@ -54,8 +54,3 @@ def other_sources_hold_maps(problem: Problem) -> bool:
 OTHER_SOURCES_SECONDS = 10.0  # finding the source sets again (kept: seconds at most) before the read part is counted
 _COUNTED = Recent(8)  # the read parts' counts: an audit asks for the same one from its count and both fixes
 
-
-def _key(problem: Problem) -> tuple:
-    """What a problem's count depends on (its rows as a digest)."""
-    return (problem.task, problem.map_class, problem.supervision, problem.inference,
-            digest(problem.support.vectors) if problem.support.listed else problem.support.kind)

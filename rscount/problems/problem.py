@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import EncodingError, SupportError, brief
 from ..model.support import Support, distinct, parse_amount, shown_values_stay_together
 from ..model.task import Task
-from ..runtime.lazy import cached_property
+from ..runtime.lazy import cached_property, digest
 
 __all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups",
            "free_is_complete", "free_keeps_concepts", "shown_values"]
@@ -145,6 +145,15 @@ class Problem:
     def labels(self) -> np.ndarray:
         """Label codes of the support rows, shape (n, labels)."""
         return self.task.evaluate(self.support.vectors)
+
+    @cached_property
+    def key(self) -> tuple | None:
+        """What the problem's count depends on (its rows as a digest), to keep what was found from it within one
+        process: the audit asks again for the same problem. None for several tasks (not kept)."""
+        if self.parts:
+            return None
+        return (self.task, self.map_class, self.supervision, self.inference,
+                digest(self.support.vectors) if self.support.listed else self.support.kind)
 
     def part_of(self, row: int) -> Part | None:
         """The task a support row belongs to (None for a problem of one task)."""
