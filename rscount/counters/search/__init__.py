@@ -50,6 +50,7 @@ __all__ = ["SearchCounter", "BACKEND"]
 
 CLASSES = ("complete", "permutation", "disentangled", "shared")
 QUICK_ROWS, QUICK_STAR, QUICK_SECONDS = 256, 1 << 14, 0.05  # small problems are first tried in-process, briefly
+WHOLE_LISTED = 1024  # maps SAT lists of a whole problem before the search goes on (a second at most lost)
 _COUNTED = Recent(1 << 14)  # rectangle (and core) counts by rectangle_key: an audit recounts the same ones
 
 
@@ -78,7 +79,7 @@ class SearchCounter(Counter):
             try:
                 whole = whole_rectangle(problem)
                 if whole is not None:
-                    return rectangle_count(whole, deadline, search_first=True)
+                    return rectangle_count(whole, deadline, search_first=True, listed=WHOLE_LISTED)
                 search = Search(problem, deadline)
             except ValueError as exc:
                 raise BackendError(f"search cannot run here: {exc}") from None

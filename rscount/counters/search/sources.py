@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...runtime.lazy import digest
 from .branch import CHECK_EVERY, Search
-from .listing import listed_count
+from .listing import MAX_MODELS, listed_count
 
 QUICK_NODES = 2 * CHECK_EVERY  # partial maps a rectangle's search may visit before SAT lists its maps
 LIST_FIRST = 512  # rows past which SAT lists a rectangle's maps first (each search node costs a pass over rows)
@@ -70,17 +70,19 @@ def rectangle_key(rect) -> tuple:
                                                                 rect.observed)
 
 
-def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool = False) -> tuple:
+def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool = False,
+                    listed: int = MAX_MODELS) -> tuple:
     """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search
-    (on rectangles of up to LIST_FIRST rows, or ``search_first``), then SAT's list, then the whole search."""
+    (on rectangles of up to LIST_FIRST rows, or ``search_first``), then SAT's list (up to ``listed`` maps), then
+    the whole search."""
     search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
     if search_first or rect.support.length <= LIST_FIRST:
         try:
             return search.total(), search.nodes, False
         except _Spent:
             pass
-    listed = listed_count(rect, search.state, deadline)
-    if listed is not None:
-        return listed, search.nodes, True
+    found = listed_count(rect, search.state, deadline, listed)
+    if found is not None:
+        return found, search.nodes, True
     full = Search(rect, deadline)
     return full.total(), search.nodes + full.nodes, False
