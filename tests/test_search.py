@@ -245,3 +245,27 @@ def test_read_part_of_concon_t3_at_4_objects_listed():
     got = rscount.count_problem(sub, "search")
     assert got.count == _listed_whole(sub) == 12144
     assert "SAT listed" in got.notes[-1]
+
+
+@pytest.mark.parametrize("seed", tiered(range(24), 6))
+def test_maps_listed_per_orbit_are_every_map(seed):
+    """SAT's list of one map per orbit (leads reading sources in increasing order), each moved by every
+    permutation of its blocks' tuples, is the list of every map (no orbit ordering), map for map; and the
+    audit's list of a whole problem's maps is the SAT enumeration's."""
+    from rscount.auditing.maps import list_maps
+    from rscount.counters.base import Deadline
+    from rscount.counters.search.listing import rectangle_maps
+    from rscount.counters.search.state import build_state
+    from rscount.problems.sources import whole_rectangle
+    problem = rscount.make_problem(_object_task(seed, 2 + seed % 3 // 2, False), map_class="complete",
+                                   subsample=0.5 + 0.1 * (seed % 4), seed=seed)
+    rect = whole_rectangle(problem)
+    tuples = build_state(rect).tuples
+    key = lambda m: (m[0], tuple(tuple(v.tolist()) for v in m[1]), m[2])  # noqa: E731
+    moved = rectangle_maps(rect, Deadline(None, "test"), 1 << 20, tuples)
+    every = rectangle_maps(rect, Deadline(None, "test"), 1 << 20)
+    assert sorted(map(key, moved)) == sorted(map(key, every))
+    result = rscount.count_problem(problem, "ganak")
+    assert set(list_maps(problem, result, 1 << 20, None)) == set(result.maps(None))
+    if seed < 8:
+        assert any(len(block) > 1 for block in tuples), (seed, problem.task.labels[0].text)

@@ -16,6 +16,7 @@ from ..counters.base import Deadline
 from ..errors import BackendError, RscountError
 from ..counters.search.listing import rectangle_maps
 from ..counters.search.sources import rectangle_key
+from ..counters.search.state import build_state
 from ..problems.problem import Problem
 from ..problems.sources import whole_rectangle
 from ..results.count import ConceptMap, CountResult, JointMap
@@ -167,7 +168,8 @@ def _whole_maps(problem: Problem, whole, deadline: Deadline, limit: int) -> list
     ``limit``."""
     key = (rectangle_key(whole), limit)
     if key not in _LISTED:
-        _LISTED.update({key: _expanded(problem.task, rectangle_maps(whole, deadline, limit), limit)})
+        tuples = build_state(whole).tuples
+        _LISTED.update({key: _expanded(problem.task, rectangle_maps(whole, deadline, limit, tuples), limit)})
     return _LISTED.get(key)
 
 

@@ -261,7 +261,7 @@ class Search:
         return total
 
     def _ordered_sourcings(self, open_units: list) -> int:
-        """Like ``bijection_weight``, but block members read sources in increasing order (see concept_blocks)."""
+        """Like ``bijection_weight``, but block members read sources in increasing order (see block_tuples)."""
         st = self.state
         free = [s for s in range(st.n_sources) if s not in st.used]
         members = sorted(st.units[n].members[0] for n in open_units)

@@ -13,6 +13,7 @@ ConCon's 3 objects a rectangle of 13,824 rows needs about a hundred of them.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -43,19 +44,41 @@ def listed_count(rect, state, deadline, limit: int = MAX_MODELS) -> int | None:
     return total * state.weight
 
 
-def rectangle_maps(rect, deadline, limit: int = MAX_MODELS) -> list | None:
+def rectangle_maps(rect, deadline, limit: int = MAX_MODELS, tuples: list = ()) -> list | None:
     """Every map of ``rect``, as (the source each read concept reads, per read concept its value per source value
     some row shows (-1 elsewhere), the maps it stands for: the values no row shows go anywhere); None where there
-    are more than ``limit`` or the CNF would pass MAX_ROWS rows or the encoder's limits."""
+    are more than ``limit`` or the CNF would pass MAX_ROWS rows or the encoder's limits. ``tuples``: blocks of
+    interchangeable concepts (:func:`~.symmetries.block_tuples`): SAT lists one map per orbit (leads reading
+    sources in increasing order), each then moved by every permutation of its blocks' tuples."""
+    ordered = tuple((a[0], b[0]) for block in tuples for a, b in zip(block, block[1:]))
+    orbit = math.prod(math.factorial(len(block)) for block in tuples)
     out = []
     try:
-        for reads, values, ways in _listed(rect, (), deadline):
-            if len(out) >= limit:
+        for reads, values, ways in _listed(rect, ordered, deadline):
+            if len(out) + orbit > limit:
                 return None
-            out.append((reads, tuple(values[s] for s in reads), ways))
+            out.extend(_moved((reads, tuple(values[s] for s in reads), ways), tuples))
     except _TooLarge:
         return None
     return out
+
+
+def _moved(listed: tuple, tuples: list) -> list:
+    """``listed`` (a map as :func:`rectangle_maps` gives it) under every permutation of each block's tuples."""
+    out = [listed]
+    for block in tuples:
+        out = [(_permuted(reads, block, p), _permuted(values, block, p), ways)
+               for reads, values, ways in out for p in itertools.permutations(range(len(block)))]
+    return out
+
+
+def _permuted(per_concept: tuple, block: tuple, p: tuple) -> tuple:
+    """``per_concept`` with tuple o of ``block`` taking what tuple p[o] had."""
+    out = list(per_concept)
+    for o, t in enumerate(block):
+        for i, j in zip(t, block[p[o]]):
+            out[i] = per_concept[j]
+    return tuple(out)
 
 
 class _TooLarge(Exception):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...model.support import interchangeable_values, label_ids
 from ...problems.split import components
-from .symmetries import concept_blocks, value_group
+from .symmetries import block_tuples, value_group
 from .tables import LabelPart, popcount_is_one
 
 MAX_GAC = 3  # arc consistency covers rows with up to this many open entries,
@@ -68,6 +68,7 @@ class SearchState:
     undecided: int  # rows whose label is not yet fixed, over all parts
     stab: np.ndarray  # elements of ``group`` fixing every entry set so far
     changed: list = field(default_factory=list)  # the parts the step into the current node changed
+    tuples: list = field(default_factory=list)  # the blocks as their tuples of concepts that move together
     source_sizes: tuple = ()  # per column of G: its source concept's domain size (the task's own concepts but
     # in a rectangle: the read concepts reading a chosen set of sources, see problems.sources.Rectangle)
     free_codes: dict = field(default_factory=dict)  # frozenset of used sources -> unused columns' row codes
@@ -174,7 +175,7 @@ class SearchState:
         """The open interval of sources left to predicted concept ``i`` by its sourced block-mates.
 
         Block members read sources in increasing order (see
-        :func:`.symmetries.concept_blocks`).
+        :func:`.symmetries.block_tuples`).
         """
         lo, hi = -1, self.n_sources
         for j in self.block_of.get(i, ()):
@@ -247,13 +248,14 @@ def build_state(problem) -> SearchState:
     domains[-1, 0] = True
     group = value_group(task, parts, units, width, any_supervision)
     order = unit_order(parts, units)
-    blocks = {} if any_supervision else concept_blocks(problem, parts, [units[n].members[0] for n in order])
+    tuples = [] if any_supervision else block_tuples(problem, parts, [units[n].members[0] for n in order])
+    blocks = {t[0]: tuple(u[0] for u in block) for block in tuples for t in block}
     state = SearchState(
         task=task, G=G, parts=parts, part_of={c: part for part in parts for c in part.concepts}, units=units,
         unit_of={i: n for n, unit in enumerate(units) for i in unit.members}, supervised=supervised,
         any_supervision=any_supervision,
         rows_of=[[np.flatnonzero(G[:, s] == u) for u in range(size)] for s, size in enumerate(source_sizes)],
-        width=width, gac=gac, domains=domains, order=order, group=group, block_of=blocks,
+        width=width, gac=gac, domains=domains, order=order, group=group, block_of=blocks, tuples=tuples,
         weight=math.prod(math.factorial(len(b)) for b in set(blocks.values())),
         source=[u.sources for u in units], entries=[None] * len(units),
         used={s for u in units if u.sources for s in u.sources},

@@ -18,30 +18,31 @@ from ...problems.interchange import compose, knowledge_blocks, value_symmetries
 MAX_GROUP = 1 << 14  # value permutations kept for counting one value per orbit
 
 
-def concept_blocks(problem, parts: list = (), order: list = ()) -> dict:
-    """Per predicted concept in a block of interchangeable ones (complete maps): its block.
+def block_tuples(problem, parts: list = (), order: list = ()) -> list:
+    """Blocks of interchangeable predicted concepts (complete maps), each as its tuples of concepts that move
+    together (the lead first; a single concept is a tuple of one).
 
-    Permuting the predicted concepts of a block keeps every label, so it maps
-    optimal maps to optimal maps, and no complete map to itself (the block's
-    members read distinct sources). Each orbit therefore holds exactly one
-    map whose block members read sources in increasing order; the search
-    counts those and multiplies by the blocks' factorials. Supervision pins
-    concepts, so the caller passes no blocks then.
+    Permuting a block's tuples keeps every label, so it maps optimal maps to optimal maps, and no complete map
+    to itself (the leads read distinct sources). Each orbit therefore holds exactly one map whose leads read
+    sources in increasing order; the search counts those and multiplies by the blocks' factorials, and SAT's
+    list expands each into its orbit. Supervision pins concepts, so the caller asks for no blocks then.
     """
     if problem.map_class not in ("complete", "permutation"):
-        return {}
-    blocks = {i: block for block in knowledge_blocks(problem.task) if len(block) > 1 for i in block}
+        return []
+    blocks = [tuple((i,) for i in block) for block in knowledge_blocks(problem.task) if len(block) > 1]
+    taken = {t[0] for block in blocks for t in block}
     for block in tuple_blocks(problem.task, parts, order):
-        if not any(i in blocks for i in block):
-            blocks.update((i, block) for i in block)
+        if not any(t[0] in taken for t in block):
+            blocks.append(block)
+            taken.update(t[0] for t in block)
     return blocks
 
 
 def tuple_blocks(task, parts: list, order: list = ()) -> list:
-    """Blocks of the first members of tuples the knowledge swaps together: o-th members of equally long
+    """Blocks of tuples the knowledge swaps together (each tuple its lead first): o-th members of equally long
     concept groups that one label part reads (ConCon: (shape_o, size_o)), where swapping any two tuples keeps
     that part's labels and no other part reads them. Permuting the tuples maps optimal complete maps to
-    optimal ones and none to itself, so the first members may read sources in increasing order, as a block's.
+    optimal ones and none to itself, so the leads may read sources in increasing order, as a block's.
     """
     index = {c.name: i for i, c in enumerate(task.concepts)}
     rank = {i: r for r, i in enumerate(order)}
@@ -60,7 +61,8 @@ def tuple_blocks(task, parts: list, order: list = ()) -> list:
                 continue  # one group alone: single concepts, which knowledge_blocks finds
             if all(_swaps(cells, [[cols[g[o]] for g in gs] for o in (a, a + 1)]) for a in range(length - 1)):
                 lead = min(gs, key=lambda g: min(rank.get(i, len(rank) + i) for i in g))
-                out.append(tuple(lead))
+                rest = [g for g in gs if g is not lead]
+                out.append(tuple((lead[o], *(g[o] for g in rest)) for o in range(length)))
     return out
 
 
