@@ -89,7 +89,7 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
                           max(min(timeout - (time.monotonic() - start), CLASS_SHARE * timeout), 1.0), known=result)
     say(f"audit: {headline_count(result.count)} optimal maps; listing them")
     maps = None if independent_parts(problem) else list_maps(problem, result, LIST_LIMIT, left(0.3))
-    relation = confusion(problem, result, maps=maps, seconds=left(0.3))
+    relation = confusion(problem, result, maps=maps, seconds=left(0.4))  # what a designer comes for
     say("audit: relation done; looking for the cheapest supervision")
     values = supervision_fix(problem, result.count, maps, by="value", seconds=left(0.25))
     concepts = supervision_fix(problem, result.count, maps, by="concept", seconds=left(0.25))

@@ -5,6 +5,7 @@ bijection of the unread concepts onto the sources left with any value maps (coun
 cell is a sum over the sets, never a list of the 10^29 maps."""
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -12,13 +13,15 @@ import numpy as np
 from ..counters import COUNTERS
 from ..counters.base import Deadline, Options
 from ..counters.search.listing import rectangle_maps
+from ..counters.search.state import build_state
 from ..problems.problem import Problem
 from ..problems.sources import rectangle_on, source_split, splits_by_sources, unread_weight
 from .maps import PairIndex
 
 __all__ = ["counted_split", "orbit_maps", "weights_by_sources"]
 
-MAX_LISTED = 50_000  # read-concept maps listed over every source set before this gives way to the other methods
+MAX_LISTED = 50_000  # read-concept maps SAT lists over every source set (one per orbit of the blocks' tuples)
+MAX_HELD = 400_000  # and those maps moved by the tuple permutations: past either this gives way to other methods
 
 
 def weights_by_sources(problem: Problem, total: int, seconds: float | None = None) -> tuple | None:
@@ -83,18 +86,23 @@ def counted_split(problem: Problem, seconds: float | None = None) -> tuple | Non
 def orbit_maps(problem: Problem, split, counts: list, deadline) -> dict | None:
     """Per source set standing for an orbit (with maps: ``counts``, the split's rectangle counts), its read
     concepts' maps as :func:`_stacked` arrays, listed by SAT; the orbit's other sets have these maps carried by
-    their permutation (``split.members``). None past MAX_LISTED maps in all, or where a list does not add up to
-    its rectangle's count."""
+    their permutation (``split.members``). None past MAX_LISTED maps listed or MAX_HELD held in all, or where a
+    list does not add up to its rectangle's count."""
     orbits = {R: count for count, mates in zip(counts, split.members) for _, _, R, _ in mates if count}
-    if sum(orbits.values()) > MAX_LISTED:
-        return None  # more maps to list than the cap (each set's count bounds its list): say so without trying
+    if sum(orbits.values()) > MAX_HELD:
+        return None  # more maps to hold than the cap (each set's count bounds its list): say so without trying
     held, listed, width = {}, 0, max(problem.task.sizes)
+    columns = np.ascontiguousarray(np.asarray(problem.support.vectors, dtype=np.int64).T)
     for R, count in orbits.items():
-        maps = rectangle_maps(rectangle_on(problem, R), deadline, MAX_LISTED - listed)
+        rect = rectangle_on(problem, R, columns)
+        tuples = build_state(rect).tuples  # the knowledge's swaps of read concepts: one map listed per orbit
+        maps = rectangle_maps(rect, deadline, MAX_HELD, tuples)
         if maps is None or sum(ways for _, _, ways in maps) != count:
             return None
+        listed += len(maps) // math.prod(math.factorial(len(block)) for block in tuples)
+        if listed > MAX_LISTED:
+            return None
         held[R] = _stacked(maps, width)
-        listed += len(maps)
     return held
 
 

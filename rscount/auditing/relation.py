@@ -209,7 +209,8 @@ def _by_sources(problem: Problem, result: CountResult, seconds: float | None) ->
         c.possible[:] = w > 0
         rel.append(c)
     return Relation(tuple(rel), f"summed over the {sets:,} source sets of the read concepts ({listed:,} maps of theirs "
-                    f"listed by SAT; the unread concepts' value maps counted in closed form)", True, True)
+                    f"listed by SAT, one per orbit of the read concepts the knowledge swaps; the unread concepts' "
+                    f"value maps counted in closed form)", True, True)
 
 
 # --- every map listed ----------------------------------------------------------------------------------------

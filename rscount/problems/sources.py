@@ -176,11 +176,12 @@ def _distinct_on(columns: np.ndarray, R: tuple, sources: tuple, seen: np.ndarray
     return representatives(codes, bound)
 
 
-def rectangle_on(problem: Problem, R: tuple) -> Rectangle:
+def rectangle_on(problem: Problem, R: tuple, columns: np.ndarray | None = None) -> Rectangle:
     """The rectangle of one source set ``R`` of a complete problem with nothing supervised: its read concepts
-    reading ``R``, on the support's distinct rows there (as :func:`source_split` builds one per kept table)."""
+    reading ``R``, on the support's distinct rows there (as :func:`source_split` builds one per kept table).
+    ``columns``: the support column by column, where the caller asks for many sets."""
     G, sizes = np.asarray(problem.support.vectors, dtype=np.int64), problem.task.sizes
-    first = _distinct_on(np.ascontiguousarray(G.T), R, sizes)
+    first = _distinct_on(np.ascontiguousarray(G.T) if columns is None else columns, R, sizes)
     return Rectangle(keeping(problem.task, problem.task.read),
                      Support(G[np.ix_(first, list(R))], f"{problem.support.kind}, on {len(R)} sources"),
                      problem.labels[first], tuple(R), tuple(sizes[s] for s in R))
