@@ -5,18 +5,19 @@ kills which map, which new vector kills which map) off these two operations.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..counters import COUNTERS
-from ..counters.modules import agreement
-from ..counters.symmetry import valuemaps
 from ..counters.base import Deadline
-from ..errors import BackendError, RscountError
+from ..counters.modules import agreement
 from ..counters.search.listing import rectangle_maps
 from ..counters.search.sources import rectangle_key
 from ..counters.search.state import build_state
+from ..counters.symmetry import valuemaps
+from ..errors import BackendError, RscountError
 from ..problems.problem import Problem
 from ..problems.sources import whole_rectangle
 from ..results.count import ConceptMap, CountResult, JointMap
@@ -176,7 +177,6 @@ def _whole_maps(problem: Problem, whole, deadline: Deadline, limit: int) -> list
 def _expanded(task, listed: list | None, limit: int) -> list | None:
     """:class:`ConceptMap` s of listed (the source each concept reads, its value map, the maps it stands for): a
     value no row shows (-1) goes to every value of its predicted concept. None where past ``limit``."""
-    import itertools
     if listed is None or sum(ways for *_, ways in listed) > limit:
         return None
     names, domains = tuple(c.name for c in task.concepts), tuple(c.domain for c in task.concepts)
