@@ -161,18 +161,18 @@ def _distinct_on(columns: np.ndarray, R: tuple, sources: tuple, seen: np.ndarray
     """The first row of each distinct projection on the sources ``R`` (with ``seen``: the rank of what supervision
     sees on each row), in order. ``columns``: the rows column by column (``G.T`` contiguous), as gathering a
     set's columns from rows takes 6 times longer (ConCon's 122,112 rows) and np.unique on rows sorts bytes."""
-    bound = math.prod(sources[s] for s in R)
-    if bound >= 1 << 62:  # past a mixed-radix int64: the rows' ranks
-        codes, bound = np.unique(columns[list(R)].T, axis=0, return_inverse=True)[1].ravel(), 1 << 62
-    else:
+    radix = [sources[s] for s in R]
+    bound = math.prod(radix)
+    if bound < 1 << 62:  # :func:`row_codes`'s mixed radix, built a column at a time
         codes = columns[R[0]].copy()
         for s in R[1:]:
             codes *= sources[s]
             codes += columns[s]
+    else:
+        codes = row_codes(columns[list(R)].T, radix)
     if seen is not None:
         width = int(seen.max()) + 1 if len(seen) else 1
-        codes, bound = (codes * width + seen, bound * width) if bound * width < 1 << 62 else (
-            np.unique(np.column_stack([codes, seen]), axis=0, return_inverse=True)[1].ravel(), 1 << 62)
+        codes, bound = row_codes(np.column_stack([codes, seen]), [bound, width]), bound * width
     return representatives(codes, bound)
 
 

@@ -79,7 +79,7 @@ class SearchCounter(Counter):
             try:
                 whole = whole_rectangle(problem)
                 if whole is not None:
-                    return rectangle_count(whole, deadline, search_first=True, listed=WHOLE_LISTED)
+                    return rectangle_count(whole, deadline, search_first=True, list_limit=WHOLE_LISTED)
                 search = Search(problem, deadline)
             except ValueError as exc:
                 raise BackendError(f"search cannot run here: {exc}") from None

@@ -71,9 +71,9 @@ def rectangle_key(rect) -> tuple:
 
 
 def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool = False,
-                    listed: int = MAX_MODELS) -> tuple:
+                    list_limit: int = MAX_MODELS) -> tuple:
     """(the number of maps of one rectangle, partial maps visited, whether SAT listed them): a quick search
-    (on rectangles of up to LIST_FIRST rows, or ``search_first``), then SAT's list (up to ``listed`` maps), then
+    (on rectangles of up to LIST_FIRST rows, or ``search_first``), then SAT's list (up to ``list_limit`` maps), then
     the whole search."""
     search = Search(rect, _Budget(deadline, quick // CHECK_EVERY))
     if search_first or rect.support.length <= LIST_FIRST:
@@ -81,7 +81,7 @@ def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool
             return search.total(), search.nodes, False
         except _Spent:
             pass
-    found = listed_count(rect, search.state, deadline, listed)
+    found = listed_count(rect, search.state, deadline, list_limit)
     if found is not None:
         return found, search.nodes, True
     full = Search(rect, deadline)
