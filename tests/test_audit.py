@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import time
 
 import numpy as np
 import pytest
@@ -14,8 +15,8 @@ import rscount
 import rscount.language.logic
 from rscount.auditing import audit, audit_problem, compare, confusion, data_curve
 from rscount.auditing.fixes import NARROWER, class_counts, data_fix, label_subsets
-from rscount.auditing.supervision import _items, item_text, supervision_fix, with_items
-from rscount.auditing.maps import list_maps
+from rscount.auditing.supervision import _implicit, _items, item_text, supervision_fix, with_items
+from rscount.auditing.maps import identity, list_maps
 from rscount.cli import main
 from rscount.counters.generic.bruteforce import _rows, candidates, label_table, optimal
 from rscount.model.support import Support
@@ -719,6 +720,22 @@ def test_free_fix_on_the_read_part_counts_the_maps_of_values_no_vector_shows(see
     problem = rscount.make_problem(task, map_class="free", support=rows)
     fix = supervision_fix(problem, brute_count(problem), None, by=by, seconds=None)
     check_supervision(problem, fix, _items(problem, by))
+
+
+@pytest.mark.parametrize("seed", tiered([0, 1, 3, 4, 6, 7], 2))
+@pytest.mark.parametrize("by", ["value", "concept"])
+@pytest.mark.parametrize("map_class", ["complete", "disentangled"])
+def test_implicit_fix_aims_at_the_floor_where_values_go_unshown(seed, by, map_class):
+    """A shortcut that differs from the intended map only on values no vector shows gets no item wrong, so no
+    supervision leaves 1: the implicit hitting set aims at the floor (every item supervised) and proves its set
+    smallest there (it gave up to greedy sets before: ConCon's disjoint tasks); brute force checks both."""
+    task, rows = _hiding(seed)
+    problem = rscount.make_problem(task, map_class=map_class, support=rows)
+    items = _items(problem, by)
+    fix = _implicit(problem, items, identity(problem), time.monotonic(), None)
+    assert fix.minimal and not fix.reaches_one and "no vector shows" in fix.method
+    assert fix.count == brute_count(with_items(problem, items)) > 1
+    check_supervision(problem, fix, items)
 
 
 def test_free_fixes_take_the_read_part_where_values_go_unshown():

@@ -323,23 +323,47 @@ def _forced_items(task, vectors: np.ndarray, which: np.ndarray, masks: list, ite
     return out
 
 
+MAX_FLOOR = 4096  # maps no supervision removes that the implicit hitting set lists past, to find removable ones
+
+
 def _implicit(problem: Problem, items: list, ident, start: float, seconds: float | None) -> SupervisionFix:
+    """Smallest sets for the shortcuts seen so far, each checked by an exact count. Where some shortcut gets no
+    item wrong (it differs from the intended map only on values no vector shows), no supervision leaves 1: the
+    target is then the floor, the count with every item supervised, which exactly the fixes reach."""
     sets: set = set()
+    floor, want = None, 8
     for rounds in range(1, ROUNDS + 1):
         chosen = min_hitting_set(sets, items)
         left = None if seconds is None else seconds - (time.monotonic() - start)
         if left is not None and left <= 0:
             raise CountTimeout("the implicit hitting set ran out of time")
         r = count_within(with_items(problem, chosen), left)
-        if r.count == 1 and r.exact:
-            return SupervisionFix(tuple(item_text(problem.task, it) for it in chosen), 1, True, True,
-                                  f"implicit hitting set: {rounds} exact counts, {len(sets)} shortcuts", True)
-        found = [m for m in r.maps(8, left) if m != ident]
-        new = set(_kill_sets(problem, found, items)) - sets
-        if not new or frozenset() in new:  # a shortcut no supervision removes, or no progress: let greedy say
+        names = tuple(item_text(problem.task, it) for it in chosen)
+        if r.exact and r.count in (1, floor):
+            method = f"implicit hitting set: {rounds} exact counts, {len(sets)} shortcuts"
+            if r.count == 1:
+                return SupervisionFix(names, 1, True, True, method, True)
+            return SupervisionFix(names, r.count, True, True, f"{method}; {_floor_why(r.count)}", False)
+        kills = _kill_sets(problem, [m for m in r.maps(want, left) if m != ident], items)
+        if frozenset() in kills and floor is None:  # a shortcut no supervision removes: find the floor
+            whole = count_within(with_items(problem, items), left)
+            if not whole.exact or whole.count > MAX_FLOOR:
+                raise BackendError("no supervision removes every shortcut")
+            floor, want = whole.count, whole.count + 8  # past the floor's maps, some removable ones are listed
+            if r.count == floor:
+                return SupervisionFix(names, floor, True, True, f"implicit hitting set: {rounds} exact counts, "
+                                      f"{len(sets)} shortcuts; {_floor_why(floor)}", False)
+            kills = _kill_sets(problem, [m for m in r.maps(want, left) if m != ident], items)
+        new = {s for s in kills if s} - sets
+        if not new:  # no progress: let greedy say
             raise BackendError("no supervision removes every shortcut")
         sets |= new
     raise BackendError(f"no proof within {ROUNDS} rounds")
+
+
+def _floor_why(floor: int) -> str:
+    return (f"no supervision leaves fewer than {short_count(floor)}: every item supervised leaves them too (they "
+            f"differ from the intended map only on values no vector shows)")
 
 
 def _greedy(problem: Problem, items: list, count: int, seconds: float | None) -> SupervisionFix:
