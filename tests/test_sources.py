@@ -382,3 +382,54 @@ def test_supervised_unread_weight_by_sets_is_the_sum_over_orders(seed):
     orders = sum(math.prod(f[s] for f, s in zip(fits.values(), chosen)) * sources.bijection_weight(
         plain, tuple(sizes[s] for s in rest if s not in chosen)) for chosen in itertools.permutations(rest, len(fits)))
     assert sources.unread_weight(unread, sizes, rest, sizes, fits) == orders
+
+
+@pytest.mark.parametrize("seed", tiered(range(24), 6))
+@pytest.mark.parametrize("map_class", ["complete", "free"])
+def test_split_bounds_hold_the_count(seed, map_class, monkeypatch):
+    """Guaranteed bounds from a source split: with time for every set they are the count (brute force's or
+    Ganak's); with a set's count withheld, that set's class size stands in for it above and nothing below; with
+    no time, the upper bound alone, and it is at least the count."""
+    from rscount.counters.search import sources as by_sources
+    task, rows = _confounded(seed, shapes=2 + seed % 2, colours=3)
+    problem = rscount.make_problem(task, map_class=map_class, support=rows)
+    split = source_split(problem)
+    if split is None:
+        return
+    want = _oracle(problem)
+    assert by_sources.split_bounds(split, 60.0) == (want, want, len(split.rectangles))
+    low, high, counted = by_sources.split_bounds(split, 0.0)
+    assert low == counted == 0 and high >= want
+    heaviest = max(range(len(split.rectangles)), key=lambda n: split.weights[n])
+    counts = [by_sources.rectangle_count(r, rscount.counters.base.Deadline(60, "t"))[0] for r in split.rectangles]
+    real = by_sources.rectangle_count
+
+    def withheld(rect, deadline, *args, **kwargs):  # every set but the heaviest runs out of its time
+        if rect is not split.rectangles[heaviest]:
+            raise rscount.CountTimeout("withheld")
+        return real(rect, deadline, *args, **kwargs)
+    monkeypatch.setattr(by_sources, "rectangle_count", withheld)
+    monkeypatch.setattr(by_sources, "BOUND_MISSES", len(split.rectangles))
+    low, high, counted = by_sources.split_bounds(split, 60.0)
+    cores = split.cores or (None,) * len(split.rectangles)
+    empty = [n for n, core in enumerate(cores) if n != heaviest and core is not None and counts[n] == 0
+             and rscount.counters.search.branch.Search(core, rscount.counters.base.Deadline(60, "t")).total() == 0]
+    assert low == split.weights[heaviest] * counts[heaviest] <= want <= high
+    assert counted == 1 + len(empty)
+    sizes = rscount.problems.split.bijection_weight
+    assert high - low == sum(split.weights[n] * sizes(r.task.sizes, r.source_sizes)
+                             for n, r in enumerate(split.rectangles) if n != heaviest and n not in empty)
+
+
+@pytest.mark.slow
+def test_concon_task_one_is_bounded_where_it_is_not_counted():
+    """ConCon task 1 on its own sampled design (4 objects, 8 colours): approx=True gives guaranteed bounds, the
+    lower one the read concepts' own sources (24 object orders x the colours' and materials' maps), exact."""
+    problem = rscount.make_problem("concon-t1")
+    split = source_split(problem)
+    own = max(range(len(split.rectangles)), key=lambda n: split.weights[n])
+    assert split.rectangles[own].sources == split.read
+    r = rscount.count_problem(problem, approx=True, timeout=30)
+    assert r.backend == "source-bounds" and not r.exact and r.delta == 0
+    assert r.lower == r.count == 24 * split.weights[own] < r.upper
+    assert "guaranteed" in str(r)

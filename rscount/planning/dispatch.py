@@ -26,7 +26,7 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_A
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
-TRY_SHARE = {"sources": 0.8}  # of the time left, for a try step (else half): the sum over source sets is the
+TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a try step (else half): the sum over source sets is the
 # whole search cut down to the sets that can hold maps, so where it runs out the search and Ganak after it
 # rarely finish (ConCon t3 at 3 objects, 8 colours: 32 s of sources, none of them in the half-minute left)
 
@@ -221,6 +221,10 @@ def _structured(problem: Problem, approx: bool) -> list:
                                               "concepts, so sum over the sources the read concepts take" + (
                                                   " (the free maps are complete ones on the values the support "
                                                   "shows)" if problem.map_class == "free" else "")))
+    if approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(as_complete):
+        steps.append(Step("try", ("source-bounds",), "some concepts no label reads: the source sets the read concepts "
+                                                     "may take, counted within the time, the rest bounded by their "
+                                                     "class size (guaranteed bounds)"))
     if COUNTERS["automorphism"].applies(problem):
         steps.append(Step("try", ("automorphism",), "exhaustive support: count the label-keeping symmetries of the "
                                                     "knowledge"))

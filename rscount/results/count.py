@@ -228,8 +228,7 @@ class CountResult:
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        kind = "exact" if self.exact else (f"approximate, within factor 1+{self.epsilon} "
-                                            f"with probability >= {1 - self.delta:g}")
+        kind = "exact" if self.exact else f"approximate, {self._within()}"
         lines = [
             f"task          {self.task}",
             f"support       {self.support} ({format_count(self.support_size).split(' (')[0]} vectors)",
@@ -263,13 +262,20 @@ class CountResult:
         return self.show("\n".join(lines))
 
 
+    def _within(self) -> str:
+        """How far an inexact count may be off: an (epsilon, delta) estimate's factor, or guaranteed bounds."""
+        if self.delta == 0:
+            return "guaranteed bounds (not sampled)"
+        return f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
+
     def _headline(self) -> list:
         """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
         an estimate marked ``~`` with its bounds."""
         mark = "" if self.exact else "~"
-        bounds = "" if self.exact else (f"  (estimate: between {format_count(self.lower, short=True)} and "
-                                        f"{format_count(self.upper, short=True)} with probability >= "
-                                        f"{1 - self.delta:g})")
+        sure = "guaranteed" if self.delta == 0 else f"with probability >= {1 - self.delta:g}"
+        bounds = "" if self.exact else (f"  ({'bounds' if self.delta == 0 else 'estimate'}: between "
+                                        f"{format_count(self.lower, short=True)} and "
+                                        f"{format_count(self.upper, short=True)} {sure})")
         none = self.exact and self.read_rs_count == 0 and self.intended
         if not self.unread:
             return [f"optimal maps  {mark}{headline_count(self.count)}{bounds}",
@@ -319,7 +325,7 @@ class CountResult:
     # --- notebook --------------------------------------------------------------------------------------------
     def _repr_html_(self) -> str:
         from .notebook import escape, table
-        kind = "exact" if self.exact else f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
+        kind = "exact" if self.exact else self._within()
         rows = [("task", self.task), ("support", f"{self.support} ({format_count(self.support_size)} vectors)"),
                 ("map class", self.map_class), ("supervision", self.supervision), ("inference", self.inference)]
         rows += [(line[:14].strip(), line[14:].strip()) for line in self._headline()]

@@ -11,7 +11,12 @@ its MAX_MODELS maps the search counts the rectangle after all.
 """
 from __future__ import annotations
 
+import time
+
+from ...errors import CountTimeout
+from ...problems.split import bijection_weight
 from ...runtime.lazy import digest
+from ..base import Deadline
 from .branch import CHECK_EVERY, Search
 from .listing import MAX_MODELS, listed_count
 
@@ -86,3 +91,33 @@ def rectangle_count(rect, deadline, quick: int = QUICK_NODES, search_first: bool
         return found, search.nodes, True
     full = Search(rect, deadline)
     return full.total(), search.nodes + full.nodes, False
+
+
+BOUND_SECONDS = 1.0  # a rectangle's own time in split_bounds before its class size stands in for its count
+BOUND_MISSES = 8  # rectangles in a row not counted in their time, after which split_bounds tries no more
+
+
+def split_bounds(split, seconds: float, each: float = BOUND_SECONDS) -> tuple:
+    """(lower, upper, rectangles counted) for a source split's sum where counting every rectangle is out of
+    reach: rectangles are tried heaviest weight first (the read concepts' own sources lead), each for ``each``
+    seconds within ``seconds`` in all, until BOUND_MISSES in a row fail; a counted one adds weight x count to both
+    bounds, any other weight x its class size (every bijection of its read concepts onto its sources with any
+    value maps) to the upper one."""
+    start, lower, slack, counted, misses = time.monotonic(), 0, 0, 0, 0
+    cores = split.cores or (None,) * len(split.rectangles)
+    for n in sorted(range(len(split.rectangles)), key=lambda n: -split.weights[n]):
+        rect, weight = split.rectangles[n], split.weights[n]
+        left = seconds - (time.monotonic() - start)
+        found = None
+        if left > 0 and misses < BOUND_MISSES:
+            deadline = Deadline(min(each, left), "source-bounds")
+            try:
+                found = 0 if cores[n] is not None and Search(cores[n], deadline).total() == 0 else \
+                    rectangle_count(rect, deadline)[0]
+            except CountTimeout:
+                pass
+        if found is None:
+            slack, misses = slack + weight * bijection_weight(rect.task.sizes, rect.source_sizes), misses + 1
+        else:
+            lower, counted, misses = lower + weight * found, counted + 1, 0
+    return lower, lower + slack, counted
