@@ -272,10 +272,11 @@ class CountResult:
         """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
         an estimate marked ``~`` with its bounds."""
         mark = "" if self.exact else "~"
-        sure = "guaranteed" if self.delta == 0 else f"with probability >= {1 - self.delta:g}"
-        bounds = "" if self.exact else (f"  ({'bounds' if self.delta == 0 else 'estimate'}: between "
-                                        f"{format_count(self.lower, short=True)} and "
-                                        f"{format_count(self.upper, short=True)} {sure})")
+        bounds = ""
+        if not self.exact:
+            sure = "guaranteed" if self.delta == 0 else f"with probability >= {1 - self.delta:g}"
+            bounds = (f"  ({'bounds' if self.delta == 0 else 'estimate'}: between {format_count(self.lower, short=True)}"
+                      f" and {format_count(self.upper, short=True)} {sure})")
         none = self.exact and self.read_rs_count == 0 and self.intended
         if not self.unread:
             return [f"optimal maps  {mark}{headline_count(self.count)}{bounds}",
