@@ -62,8 +62,9 @@ def main() -> int:
                 continue
             est, wall2, why2 = run(args, cls, approx=True)
             if est is not None and not est["exact"]:
-                rows.append((name, cls, f"~{_n(est)} in [{float(est['lower']):.3g}, {float(est['upper']):.3g}] (p >= "
-                             f"{1 - est['delta']:g})", f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
+                sure = "guaranteed" if est["delta"] == 0 else f"p >= {1 - est['delta']:g}"
+                rows.append((name, cls, f"~{_n(est)} in [{float(est['lower']):.3g}, {float(est['upper']):.3g}] "
+                             f"({sure})", f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
             else:
                 rows.append((name, cls, "not counted", f"{wall:.1f}", why))
             print(rows[-1], file=sys.stderr, flush=True)

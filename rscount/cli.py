@@ -22,6 +22,7 @@ from . import api
 from .counters import COUNTERS
 from .errors import BackendError, CountTimeout, RscountError, brief
 from .files.writing import check_output_folder, check_output_path, pyplot, write_figure
+from .planning.dispatch import bounds_apply
 from .planning.multitask import count_tasks
 from .problems.encoding import encode
 from .problems.problem import INFERENCES, MAP_CLASSES
@@ -510,9 +511,10 @@ def _audit(argv: Sequence[str], out, err) -> int:
                                                          draw=args.draw, workers=args.workers, timeout=left,
                                                          progress=progress, all_concepts=args.all_concepts))
                 except CountTimeout:
+                    bounded = " (countrss --approx bounds it)" if bounds_apply(problem) else ""
                     raise CountTimeout(f"the audit of {task.name} (building included) timed out after "
-                                       f"{args.timeout:g} s before its count finished; raise --timeout or audit a "
-                                       f"smaller support") from None
+                                       f"{args.timeout:g} s before its count finished{bounded}; raise --timeout or "
+                                       f"audit a smaller support") from None
     shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
     if args.plot:
         if len(audits) == 1:

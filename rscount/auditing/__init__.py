@@ -77,8 +77,10 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
     try:  # the count comes first and everything else reads it: it may use most of the time
         result = count_problem(problem, timeout=left(0.8))
     except CountTimeout:
+        from ..planning.dispatch import bounds_apply
+        bounded = " (rscount.count_problem(problem, approx=True) bounds it)" if bounds_apply(problem) else ""
         raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
-                           f"count finished; raise timeout= or audit a smaller support") from None
+                           f"count finished{bounded}; raise timeout= or audit a smaller support") from None
     apart = None if all_concepts or not result.exact else _read_sources_only(problem, result, left(0.2))
     if apart is not None:
         sub, factor, names = apart

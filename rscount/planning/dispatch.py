@@ -21,7 +21,7 @@ from ..problems.sources import splits_by_sources
 from ..problems.split import split_problem, split_shared, without_unread
 from ..results.count import format_count, unread_maps_words
 
-__all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "WEIGHT_ABOVE", "HEAD_START"]
+__all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_apply", "WEIGHT_ABOVE", "HEAD_START"]
 
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
@@ -221,7 +221,7 @@ def _structured(problem: Problem, approx: bool) -> list:
                                               "concepts, so sum over the sources the read concepts take" + (
                                                   " (the free maps are complete ones on the values the support "
                                                   "shows)" if problem.map_class == "free" else "")))
-    if approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(as_complete):
+    if approx and bounds_apply(problem):
         steps.append(Step("try", ("source-bounds",), "some concepts no label reads: the source sets the read concepts "
                                                      "may take, counted within the time, the rest bounded by their "
                                                      "class size (guaranteed bounds)"))
@@ -239,6 +239,14 @@ def _structured(problem: Problem, approx: bool) -> list:
     if approx and COUNTERS["estimate"].applies(problem):
         steps.append(Step("try", ("estimate",), "arithmetic labels: exact elimination plus sampling"))
     return steps
+
+
+def bounds_apply(problem: Problem) -> bool:
+    """Whether ``approx=True`` bounds the count from a source split (``source-bounds``): a sampled support, and
+    the sources split applies (concepts no label reads, classes whose maps are bijections of concepts)."""
+    as_complete = dataclasses.replace(problem, map_class="complete") if problem.map_class == "free" else problem
+    return (not problem.support.exhaustive and splits_by_sources(problem)
+            and COUNTERS["search"].applies(as_complete))
 
 
 def check_mode(exact: bool | None, approx: bool) -> None:
