@@ -723,7 +723,7 @@ def test_free_fix_on_the_read_part_counts_the_maps_of_values_no_vector_shows(see
 
 
 @pytest.mark.parametrize("seed", tiered([0, 1, 3, 4, 6, 7], 2))
-@pytest.mark.parametrize("by", ["value", "concept"])
+@pytest.mark.parametrize("by", ["concept", pytest.param("value", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("map_class", ["complete", "disentangled"])
 def test_implicit_fix_aims_at_the_floor_where_values_go_unshown(seed, by, map_class):
     """A shortcut that differs from the intended map only on values no vector shows gets no item wrong, so no
