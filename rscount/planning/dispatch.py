@@ -26,8 +26,8 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_a
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
-TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a try step (else half): the sum over source sets is the
-# whole search cut down to the sets that can hold maps, so where it runs out the search and Ganak after it
+TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a try step (else half): the sum
+# over source sets is the whole search cut down to the sets that can hold maps, so where it runs out the search and Ganak after it
 # rarely finish (ConCon t3 at 3 objects, 8 colours: 32 s of sources, none of them in the half-minute left)
 
 
@@ -214,9 +214,8 @@ def _structured(problem: Problem, approx: bool) -> list:
         steps.append(Step("try", ("vector-join",), f"free maps on {problem.support.length} support vector(s): each "
                                                   f"one's maps (a bijection of concepts) joined over the source "
                                                   f"values they share"))
-    as_complete = dataclasses.replace(problem, map_class="complete") if problem.map_class == "free" else problem
-    if (not approx and sampled and splits_by_sources(problem) and COUNTERS["search"].applies(as_complete)
-            and not COUNTERS["clauses"].applies(problem) and not COUNTERS["modules"].applies(problem)):
+    if (not approx and bounds_apply(problem) and not COUNTERS["clauses"].applies(problem)
+            and not COUNTERS["modules"].applies(problem)):
         steps.append(Step("try", ("sources",), "some concepts no label reads: a complete map is a bijection of "
                                               "concepts, so sum over the sources the read concepts take" + (
                                                   " (the free maps are complete ones on the values the support "
@@ -242,8 +241,8 @@ def _structured(problem: Problem, approx: bool) -> list:
 
 
 def bounds_apply(problem: Problem) -> bool:
-    """Whether ``approx=True`` bounds the count from a source split (``source-bounds``): a sampled support, and
-    the sources split applies (concepts no label reads, classes whose maps are bijections of concepts)."""
+    """Whether the search counts this problem as a sum over source sets (a sampled support, concepts no label
+    reads, classes whose maps are bijections of concepts): ``sources`` counts it, ``source-bounds`` bounds it."""
     as_complete = dataclasses.replace(problem, map_class="complete") if problem.map_class == "free" else problem
     return (not problem.support.exhaustive and splits_by_sources(problem)
             and COUNTERS["search"].applies(as_complete))

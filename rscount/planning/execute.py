@@ -200,16 +200,23 @@ def _filter(problem: Problem, step: Step, run: Run) -> CountResult:
                        _enumerate=_enumerator(problem, None, total))
 
 
-def _sources(problem: Problem, run: Run) -> CountResult:
-    """Complete maps as a sum over the source sets the read concepts may take (see
-    :func:`rscount.problems.sources.source_split`), each counted by the search."""
+def _split_within(problem: Problem, run: Run, who: str) -> tuple:
+    """(the problem's source split, the time left after finding it: None where there is no limit)."""
     start = time.perf_counter()
-    split = source_split(problem, Deadline(run.timeout, "sources", "raise timeout="))
+    split = source_split(problem, Deadline(run.timeout, who, "raise timeout="))
     if split is None:
         raise BackendError("no source split applies")
     left = None if run.timeout is None else run.timeout - (time.perf_counter() - start)
     if left is not None and left <= 0:
-        raise CountTimeout("sources: no time left after finding the source sets; raise timeout=")
+        raise CountTimeout(f"{who}: no time left after finding the source sets; raise timeout=")
+    return split, left
+
+
+def _sources(problem: Problem, run: Run) -> CountResult:
+    """Complete maps as a sum over the source sets the read concepts may take (see
+    :func:`rscount.problems.sources.source_split`), each counted by the search."""
+    start = time.perf_counter()
+    split, left = _split_within(problem, run, "sources")
     total, nodes, listed = COUNTERS["search"].count_sum(split, Options(timeout=left, memory_mb=run.memory_mb,
                                                                progress=run.progress))
     task = problem.task
@@ -238,10 +245,7 @@ def _source_bounds(problem: Problem, run: Run) -> CountResult:
     the sets counted within the time exactly, the rest by their class size (:func:`.sources.split_bounds`)."""
     from ..counters.search.sources import split_bounds
     start = time.perf_counter()
-    split = source_split(problem, Deadline(run.timeout, "source-bounds", "raise timeout="))
-    if split is None:
-        raise BackendError("no source split applies")
-    left = None if run.timeout is None else run.timeout - (time.perf_counter() - start)
+    split, left = _split_within(problem, run, "source-bounds")
     lower, upper, counted = split_bounds(split, 60.0 if left is None else left)
     if not lower:  # the read concepts' own sources hold the intended map: counted, they bound the count below
         raise BackendError("the read concepts' own sources were not counted in the time")
