@@ -95,3 +95,21 @@ def test_cli_counts_a_small_raven(capsys):
 def test_every_rule_has_rows():
     for rule in ("constant", "progression", "arithmetic", "distribute_three"):
         assert any(_follows(rule, row) for row in itertools.product(range(3), repeat=3))
+
+
+@pytest.mark.slow
+def test_the_whole_task_is_bounded_where_no_counter_reaches_complete(capsys):
+    """RAVEN under complete (35 million clauses): --exact says why and points to --approx, which bounds the count
+    by the 216 disentangled maps and the class's size; the audit says which class it can audit instead."""
+    from rscount.cli import main
+    from rscount.counters.generic.bruteforce import number_of_candidates
+    assert main(["--task", "raven", "--map-class", "complete", "--exact", "--timeout", "60"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "35 million clauses" in err and err.endswith("--approx gives guaranteed bounds instead")
+    assert "\n" not in err and err.count("35 million") == 1  # sdd and ganak said one reason: said once
+    r = rscount.count_problem(rscount.make_problem("raven", map_class="complete"), approx=True, timeout=60)
+    assert (r.lower, r.upper, r.delta) == (216, number_of_candidates(rscount.make_problem("raven")), 0.0)
+    assert r.backend.startswith("class-bounds(disentangled") and r.plan.steps[-1].kind == "bounds"
+    assert main(["audit", "--task", "raven", "--map-class", "complete", "--timeout", "60"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--map-class disentangled audits" in err and "--approx bounds" in err

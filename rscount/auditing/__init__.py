@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
-from ..errors import CountTimeout, EncodingError, RscountError, TaskError
+from ..errors import BackendError, CountTimeout, EncodingError, RscountError, TaskError
 from ..problems.problem import Problem, free_is_complete
 from ..results.count import format_count, headline_count, unread_maps_words
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
@@ -81,6 +81,15 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
         bounded = " (rscount.count_problem(problem, approx=True) bounds it)" if bounds_apply(problem) else ""
         raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
                            f"count finished{bounded}; raise timeout= or audit a smaller support") from None
+    except BackendError as exc:
+        from ..planning.dispatch import narrower_classes
+        narrow = [c for c in narrower_classes(problem) if c != "complete" or problem.map_class != "free"]
+        if type(exc) is not BackendError or not narrow:
+            raise
+        why = str(exc).partition("; approx=True")[0]
+        raise BackendError(f"the audit of {problem.task.name} reads its {problem.map_class} count, which no counter "
+                           f"reaches ({why}); approx=True bounds the count from a narrower class's, and "
+                           f"map_class={narrow[0]} audits that class's maps (a part of these)") from None
     apart = None if all_concepts or not result.exact else _read_sources_only(problem, result, left(0.2))
     if apart is not None:
         sub, factor, names = apart

@@ -184,7 +184,11 @@ def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
     timeouts = [e for e in errors.values() if isinstance(e, CountTimeout)]
     if timeouts or len(errors) == 1 or not all(isinstance(e, BackendError) for e in errors.values()):
         raise (timeouts or list(errors.values()))[-1]
-    raise BackendError("no backend finished: " + "; ".join(f"{n} gave up ({e})" for n, e in errors.items()))
+    said: dict = {}  # one reason once, with every backend that gave it
+    for n, e in errors.items():
+        said.setdefault(str(e), []).append(n)
+    raise BackendError("no backend finished: " + "; ".join(f"{' and '.join(names)} gave up ({why})"
+                                                           for why, names in said.items()))
 
 
 class Deadline:

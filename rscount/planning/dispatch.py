@@ -7,7 +7,9 @@ itself; ``countrss --explain`` prints it. Steps are tried in order:
 - ``parts``: the labels read disjoint concepts, so the count is the product of the parts' counts;
 - ``try``: a counter that exploits some structure, given half the time left (``sources`` more: TRY_SHARE); if it
   gives up, the next step runs;
-- ``run`` / ``race``: the generic counters, one alone or two side by side (the first answer is kept).
+- ``run`` / ``race``: the generic counters, one alone or two side by side (the first answer is kept);
+- ``bounds`` (``approx=True`` only): where every step above gives up, guaranteed bounds from a narrower class's
+  exact count (its maps are this class's) and the class's size.
 """
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from ..problems.sources import splits_by_sources
 from ..problems.split import split_problem, split_shared, without_unread
 from ..results.count import format_count, unread_maps_words
 
-__all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_apply", "WEIGHT_ABOVE", "HEAD_START"]
+__all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_apply", "narrower_classes",
+           "WEIGHT_ABOVE", "HEAD_START"]
 
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
@@ -49,7 +52,7 @@ class Step:
 
     def __str__(self) -> str:
         what = {"as": "count as", "parts": "split into parts", "try": "try", "run": "run", "race": "race",
-                "generic": "then the generic counters"}[self.kind]
+                "generic": "then the generic counters", "bounds": "if all give up, bound by"}[self.kind]
         names = " and ".join(self.counters)
         part = try_share(self.counters[0]) if self.kind == "try" and self.counters else None
         share = "" if part is None else " (half the time left)" if part == 0.5 else f" ({part:.0%} of the time left)"
@@ -133,9 +136,22 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         return Plan(problem.describe(), tuple(steps))
     if not decide_generic and backend is None:
         steps.append(Step("generic", (), "decided when the steps above give up"))
-        return Plan(problem.describe(), tuple(steps))
-    steps.append(generic_step(problem, backend, exact=exact, approx=approx))
+    else:
+        steps.append(generic_step(problem, backend, exact=exact, approx=approx))
+    narrow = narrower_classes(problem) if approx and backend is None else ()
+    if narrow:
+        steps.append(Step("bounds", narrow, f"the first of these classes counted exactly is a lower bound (its maps "
+                                            f"are {problem.map_class} maps), the class's size an upper one"))
     return Plan(problem.describe(), tuple(steps))
+
+
+def narrower_classes(problem: Problem) -> tuple:
+    """The classes whose maps are all maps of ``problem``'s class with the same knowledge and supervision, widest
+    first, leaving out those counted like it (permutation's count is complete's): their counts bound it below."""
+    if problem.inference != "knowledge" or problem.parts:
+        return ()
+    return {"free": ("complete", "disentangled", "shared"), "complete": ("disentangled", "shared"),
+            "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}.get(problem.map_class, ())
 
 
 def _several(problem: Problem, backend: str | None, exact: bool | None, approx: bool) -> tuple:

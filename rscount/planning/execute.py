@@ -29,7 +29,7 @@ from ..problems.split import unread_concepts
 from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
-from .dispatch import HEAD_START, Step, check_mode, generic_step, plan, try_share
+from .dispatch import HEAD_START, Step, check_mode, generic_step, narrower_classes, plan, try_share
 
 __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
@@ -55,6 +55,11 @@ class Run:
     notes: list = field(default_factory=list)
     gave_up: list = field(default_factory=list)
     timed_out: list = field(default_factory=list)  # what the try steps said when their share of the time ran out
+    failed: Optional[BackendError] = None  # why the counting steps gave up, where a bounds step follows them
+    ends: Optional[float] = None  # when the whole timeout ends (``timeout`` shrinks as try steps give up)
+
+    def __post_init__(self) -> None:
+        self.ends = None if self.timeout is None else self.began + self.timeout
 
     def again(self, problem: Problem, backend: str | None = None, **changes) -> CountResult:
         """Execute another problem (or this one with one named counter) with these options."""
@@ -115,11 +120,19 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
     for n, step in enumerate(steps.steps):
         if step.kind == "generic":
             step = generic_step(problem, exact=exact, approx=approx)
-            steps = dataclasses.replace(steps, steps=steps.steps[:n] + (step,))
+            steps = dataclasses.replace(steps, steps=steps.steps[:n] + (step,) + steps.steps[n + 1:])
         try:
             result = RUNNERS[step.kind](problem, step, run)
         except GaveUp:
             continue
+        except BackendError as exc:  # the last counting step: a bounds step after it still answers
+            if step.kind != "bounds" and any(s.kind == "bounds" for s in steps.steps[n + 1:]):
+                run.failed = exc
+                continue
+            if (type(exc) is BackendError and not approx and backend is None and narrower_classes(problem)
+                    and "approx=True" not in str(exc)):
+                raise BackendError(f"{exc}; approx=True gives guaranteed bounds instead") from None
+            raise
         return dataclasses.replace(result, plan=steps, answered=n)
     raise BackendError(f"no step of the plan counted {problem.describe()}")
 
@@ -257,10 +270,52 @@ def _source_bounds(problem: Problem, run: Run) -> CountResult:
             f"maps): guaranteed bounds, not a sample")
     exact = counted == whole
     return CountResult(**_described(problem), count=lower, exact=exact, lower=None if exact else lower,
-                       upper=None if exact else upper, epsilon=None if exact else upper / lower - 1,
+                       upper=None if exact else upper, epsilon=None if exact else _spread(lower, upper),
                        delta=None if exact else 0.0, backend="source-bounds", seconds=time.perf_counter() - start,
                        warnings=problem.task.warnings, notes=(note,),
                        _enumerate=_enumerator(problem, None, lower if exact else None))
+
+
+def _run_bounds(problem: Problem, step: Step, run: Run) -> CountResult:
+    """Guaranteed bounds where no step counted the problem: the first narrower class counted exactly (widest
+    first, each given half the time left; the last all of it) below, the class's size above."""
+    from ..counters.generic.bruteforce import number_of_candidates
+    from ..problems.problem import for_class
+    start, failed = time.perf_counter(), run.failed
+    why = str(failed).split("; ")[0] if failed is not None else "no step counted it"
+    tried = []
+    for n, cls in enumerate(step.counters):
+        left = None if run.ends is None else run.ends - time.perf_counter()
+        if left is not None and left <= 0.5:
+            break
+        share = None if left is None else left if n == len(step.counters) - 1 else left / 2
+        try:
+            inner = run.again(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)),
+                              exact=True, approx=False, timeout=share)
+        except BackendError as exc:
+            tried.append(f"{cls}: {str(exc).split('; ')[0]}")
+            continue
+        upper = number_of_candidates(problem)
+        lower = inner.count
+        return CountResult(**_described(problem), count=lower, exact=False, lower=lower, upper=upper,
+                           epsilon=_spread(lower, upper), delta=0.0, backend=f"class-bounds({cls}: {inner.backend})",
+                           seconds=time.perf_counter() - start, warnings=problem.task.warnings,
+                           notes=(f"class-bounds: {problem.map_class} was not counted ({why}); the {cls} maps "
+                                  f"({format_count(lower).split(' (')[0]}, exact) are {problem.map_class} maps, "
+                                  f"and the class holds {format_count(upper).split(' (')[0]} maps: guaranteed "
+                                  f"bounds, not a sample",) + tuple(f"class-bounds: {t}" for t in tried))
+    if failed is not None:
+        raise failed
+    raise BackendError(f"no step of the plan counted {problem.describe()}, nor a narrower class "
+                       f"({'; '.join(tried) or 'no time left'})")
+
+
+def _spread(lower: int, upper: int) -> float:
+    """upper / lower - 1 of guaranteed bounds (their epsilon); infinite past what a float holds."""
+    try:
+        return upper / lower - 1
+    except OverflowError:
+        return math.inf
 
 
 def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:
@@ -279,7 +334,7 @@ def _run_generic(problem: Problem, step: Step, run: Run) -> CountResult:
 
 
 RUNNERS = {"as": _run_as, "parts": _run_parts, "try": _run_try, "run": _run_generic, "race": _run_generic,
-           "generic": _run_generic}
+           "generic": _run_generic, "bounds": _run_bounds}
 
 
 def _count_generic(problem: Problem, names: tuple, chosen: bool, *, timeout, memory_mb, epsilon, delta, seed,

@@ -144,10 +144,10 @@ class CountResult:
         return show_names(text, self.shown)
 
     def __repr__(self) -> str:
-        mark = "" if self.exact else "~"
+        mark = "" if self.exact else ">=" if self.delta == 0 else "~"
         unread = f" on read concepts (x {format_count(self.free_maps, short=True)} free)" if self.unread else ""
         return (f"<CountResult {self.task} {self.map_class}: {mark}{format_count(self.read_count, short=True)} "
-                f"optimal maps{unread} ({'exact' if self.exact else 'estimate'}, {self.backend})>")
+                f"optimal maps{unread} ({'exact' if self.exact else 'bounds' if self.delta == 0 else 'estimate'}, {self.backend})>")
 
     @property
     def read_count(self) -> int:
@@ -202,7 +202,8 @@ class CountResult:
             "count_log10": round(log10_count(self.count), 3) if self.count else None,
             "lower": json_int(self.lower if not self.exact else self.count),
             "upper": json_int(self.upper if not self.exact else self.count),
-            "epsilon": self.epsilon, "delta": self.delta, "backend": self.backend,
+            "epsilon": self.epsilon if self.epsilon is None or math.isfinite(self.epsilon) else None,
+            "delta": self.delta, "backend": self.backend,
             "seconds": round(self.seconds, 6), "command_seconds": None if self.command_seconds is None else
             round(self.command_seconds, 6), "encoding": self.encoding,
             "notes": list(self.notes), "warnings": list(self.warnings),
@@ -270,8 +271,8 @@ class CountResult:
 
     def _headline(self) -> list:
         """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
-        an estimate marked ``~`` with its bounds."""
-        mark = "" if self.exact else "~"
+        an estimate marked ``~`` with its bounds, guaranteed bounds by "at least" (the count given is the lower one)."""
+        mark = "" if self.exact else "at least " if self.delta == 0 else "~"
         bounds = ""
         if not self.exact:
             sure = "guaranteed" if self.delta == 0 else f"with probability >= {1 - self.delta:g}"
