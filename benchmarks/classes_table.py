@@ -62,16 +62,18 @@ def main() -> int:
                 continue
             est, wall2, why2 = run(args, cls, approx=True)
             if est is not None and not est["exact"]:
-                sure = "guaranteed" if est["delta"] == 0 else f"p >= {1 - est['delta']:g}"
-                rows.append((name, cls, f"~{_n(est)} in [{float(est['lower']):.3g}, {float(est['upper']):.3g}] "
-                             f"({sure})", f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
+                from rscount.results.count import short_count
+                low, high = short_count(int(est["lower"])), short_count(int(est["upper"]))
+                text = (f"between {low} and {high} (guaranteed)" if est["delta"] == 0 else
+                        f"~{_n(est)} in [{low}, {high}] (p >= {1 - est['delta']:g})")
+                rows.append((name, cls, text, f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
             else:
                 rows.append((name, cls, "not counted", f"{wall:.1f}", why))
             print(rows[-1], file=sys.stderr, flush=True)
     tail: list = []
     if opts.merge:
         rows, tail = _merged(rows)
-    exact = sum(1 for r in rows if r[2] not in ("not counted",) and not r[2].startswith("~"))
+    exact = sum(1 for r in rows if not r[2].startswith(("not counted", "~", "between")))
     lines = ["# Every library task in every class", "",
              f"Written by `python -m benchmarks.classes_table > docs/classes.md` on {platform.machine()} with 2 "
              f"cores, {time.strftime('%Y-%m-%d')}: each design in a fresh process with `--timeout {SECONDS}` "
