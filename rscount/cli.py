@@ -722,15 +722,28 @@ def _counted(args, progress, began: float) -> tuple:
                                  memory_mb=args.memory_limit, progress=progress)
         else:
             problem = _problem(args, tasks[0], args.map_class)
-            result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
-                                       epsilon=args.epsilon, delta=args.delta, timeout=left(),
-                                       memory_mb=args.memory_limit, progress=progress)
+            try:
+                result = api.count_problem(problem, args.backend, exact=args.exact or None, approx=args.approx,
+                                           epsilon=args.epsilon, delta=args.delta, timeout=left(),
+                                           memory_mb=args.memory_limit, progress=progress)
+            except RscountError:
+                if args.explain:  # the plan is what a failed count is explained by: on stderr, before the error
+                    print(f"{_plan_of(args, problem)}\nno step of it counted the problem:", file=sys.stderr)
+                raise
         maps = [result.show(str(m)) for m in result.maps(args.enumerate, left())] if args.enumerate else []
         renamed = _renamed(result, left())
         head = _head(result, left())
         if args.emit_dimacs:  # only once the count has succeeded: a failed run leaves the file as it was
             _emit(problem, args.emit_dimacs)
     return result, problem, maps, renamed, head
+
+
+def _plan_of(args, problem):
+    """The plan the count followed, its generic counters decided where that is quick."""
+    try:
+        return api.plan(problem, args.backend, exact=args.exact or None, approx=args.approx)
+    except RscountError:
+        return api.plan(problem, args.backend, exact=args.exact or None, approx=args.approx, decide_generic=False)
 
 
 RENAME_SECONDS = 30.0  # time for the count up to renaming that follows a learned-head count

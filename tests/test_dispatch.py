@@ -221,3 +221,17 @@ def test_no_backend_says_each_reason_once():
     with pytest.raises(rscount.BackendError) as caught:
         race([("sdd", fails), ("ganak", fails)])
     assert str(caught.value) == "no backend finished: sdd and ganak gave up (the CNF is too large)"
+
+
+def test_explain_shows_the_plan_where_the_count_fails(capsys, monkeypatch):
+    from rscount.cli import main
+    from rscount.planning import execute
+
+    def broken(problem, step, run):
+        raise rscount.BackendError("broken on purpose")
+    for kind in list(execute.RUNNERS):
+        monkeypatch.setitem(execute.RUNNERS, kind, broken)
+    assert main(["--task", "xor3", "--explain"]) != 0
+    err = capsys.readouterr().err
+    assert err.index("plan for xor3") < err.index("no step of it counted") < err.index("broken on purpose")
+    assert "1. try automorphism" in err
