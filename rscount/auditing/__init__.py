@@ -88,8 +88,8 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
             raise
         why = str(exc).partition("; approx=True")[0]
         raise BackendError(f"the audit of {problem.task.name} reads its {problem.map_class} count, which no counter "
-                           f"reaches ({why}); approx=True bounds the count from a narrower class's, and "
-                           f"map_class={narrow[0]} audits that class's maps (a part of these)") from None
+                           f"reaches: approx=True bounds the count from a narrower class's, and "
+                           f"map_class={narrow[0]} audits that class's maps (a part of these); why: {why}") from None
     apart = None if all_concepts or not result.exact else _read_sources_only(problem, result, left(0.2))
     if apart is not None:
         sub, factor, names = apart
