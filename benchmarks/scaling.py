@@ -59,7 +59,9 @@ def main() -> int:
         shown = short_count(r["read_count"]) if "read_count" in r else "not counted"
         lines.append(f"| {r['series']} | {r['axis']} {r['size']} | {r['class']} | {shown} | {r['wall']:.1f} | "
                      f"{r.get('backend') or r.get('error')} |")
-    (ROOT / "docs" / "scaling.md").write_text("\n".join(lines) + "\n")
+    page = ROOT / "docs" / "scaling.md"
+    prose = page.read_text().partition("\nWhat grows:")[2] if page.exists() else ""
+    page.write_text("\n".join(lines) + "\n" + (f"\nWhat grows:{prose}" if prose else ""))  # the text below is kept
     return 0
 
 

@@ -209,6 +209,7 @@ def test_class_bounds_hold_the_count_where_every_counter_gives_up(monkeypatch):
         assert not r.exact and r.delta == 0 and r.upper == number_of_candidates(problem), seed
         assert r.lower == r.count == rscount.count_problem(narrow, "bruteforce").count <= truth <= r.upper, seed
         assert "given up on purpose" in r.notes[0] and "guaranteed bounds" in r.notes[0]
+        assert f"optimal maps  at least {r.lower}" in str(r) and r.to_dict()["lower"] == r.lower
         checked.append(cls)
     assert set(checked) == {"complete", "free", "permutation", "disentangled"} and len(checked) >= 20
 
