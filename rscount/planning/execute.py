@@ -295,8 +295,10 @@ def _run_bounds(problem: Problem, step: Step, run: Run) -> CountResult:
         except BackendError as exc:
             tried.append(f"{cls}: {str(exc).split('; ')[0]}")
             continue
-        upper = number_of_candidates(problem)
-        lower = inner.count
+        upper, lower = number_of_candidates(problem), inner.count
+        if lower == upper:  # every map of the class is optimal: the narrower class holds them all
+            return dataclasses.replace(inner, **_described(problem), notes=inner.notes + (
+                f"class-bounds: the {cls} maps ({lower}) are every {problem.map_class} map",))
         return CountResult(**_described(problem), count=lower, exact=False, lower=lower, upper=upper,
                            epsilon=_spread(lower, upper), delta=0.0, backend=f"class-bounds({cls}: {inner.backend})",
                            seconds=time.perf_counter() - start, warnings=problem.task.warnings,
