@@ -60,7 +60,7 @@ def raven_classes(seconds: float = 60.0) -> list:
             why = str(exc).split(";")[0]
         try:
             r, took = _timed(lambda: rscount.count("raven", map_class=cls, approx=True, timeout=seconds))
-            if r.delta == 0:  # class-bounds: a narrower class's exact count and the class's size
+            if r.bounded:  # class-bounds: a narrower class's exact count and the class's size
                 out.append((cls, f"between {short_count(r.lower)} and {short_count(r.upper)}", f"{took:.1f} s",
                             f"`--approx`: {r.backend}, guaranteed bounds; exact: {why}"))
             else:

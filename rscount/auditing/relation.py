@@ -20,7 +20,7 @@ import numpy as np
 from ..counters.base import Deadline, run_isolated
 from ..errors import BackendError, CountTimeout, EncodingError, RscountError
 from ..model.support import Support
-from ..problems.problem import Problem, Supervision
+from ..problems.problem import NARROWER, Problem, Supervision
 from ..results.count import CountResult, log10_count
 from .bysources import weights_by_sources
 from .maps import MapTable, PairIndex, list_maps, pair_codes
@@ -497,10 +497,6 @@ def _lazy(problem: Problem, result: CountResult, rel: list, seconds: float | Non
     return Relation(tuple(_unweighted(c) for c in rel),
                     f"SAT on {len(rows)} of {len(vec)} rows, every map found checked on all ({rounds} rounds)",
                     False, not open_, notes)
-
-
-NARROWER = {"free": ("complete", "disentangled", "shared"), "complete": ("disentangled", "shared"),
-            "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}
 
 
 def _narrower_maps(problem: Problem, seconds: float | None) -> list:

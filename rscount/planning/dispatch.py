@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..counters import COUNTERS
 from ..errors import BackendError, EncodingError
-from ..problems.problem import Problem, free_is_complete
+from ..problems.problem import NARROWER, Problem, free_is_complete
 from ..problems.sources import splits_by_sources
 from ..problems.split import split_problem, split_shared, without_unread
 from ..results.count import format_count, unread_maps_words
@@ -146,12 +146,11 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
 
 
 def narrower_classes(problem: Problem) -> tuple:
-    """The classes whose maps are all maps of ``problem``'s class with the same knowledge and supervision, widest
-    first, leaving out those counted like it (permutation's count is complete's): their counts bound it below."""
+    """:data:`~rscount.problems.problem.NARROWER` for ``problem``'s class, under K with one task (a learned head
+    reads maps otherwise; several tasks lift them apart): their counts bound its count below."""
     if problem.inference != "knowledge" or problem.parts:
         return ()
-    return {"free": ("complete", "disentangled", "shared"), "complete": ("disentangled", "shared"),
-            "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}.get(problem.map_class, ())
+    return NARROWER.get(problem.map_class, ())
 
 
 def _several(problem: Problem, backend: str | None, exact: bool | None, approx: bool) -> tuple:

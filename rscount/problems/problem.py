@@ -16,7 +16,7 @@ from ..model.support import Support, distinct, parse_amount, shown_values_stay_t
 from ..model.task import Task
 from ..runtime.lazy import cached_property, digest
 
-__all__ = ["MAP_CLASSES", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups",
+__all__ = ["MAP_CLASSES", "NARROWER", "INFERENCES", "Supervision", "Part", "Problem", "make_supervision", "for_class", "domain_groups",
            "free_is_complete", "free_keeps_concepts", "shown_values"]
 
 MAP_CLASSES = {
@@ -27,6 +27,11 @@ MAP_CLASSES = {
     "shared": "disentangled + one value map per concept group (weight sharing)",
     "joint": "any function of whole concept vectors (closed form, rsbench Eq. 8-9)",
 }
+
+# the classes whose maps are all maps of a class (same knowledge and supervision), widest first, leaving out those
+# counted like it (permutation's count is complete's): their counts bound it below, their maps witness it
+NARROWER = {"free": ("complete", "disentangled", "shared"), "complete": ("disentangled", "shared"),
+            "permutation": ("disentangled", "shared"), "disentangled": ("shared",)}
 
 
 INFERENCES = {

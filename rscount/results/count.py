@@ -143,11 +143,17 @@ class CountResult:
         from .names import show_names
         return show_names(text, self.shown)
 
+    @property
+    def bounded(self) -> bool:
+        """Whether the count is the lower of guaranteed bounds (``delta`` 0), not exact and not a sample."""
+        return not self.exact and self.delta == 0
+
     def __repr__(self) -> str:
-        mark = "" if self.exact else ">=" if self.delta == 0 else "~"
+        mark = "" if self.exact else ">=" if self.bounded else "~"
         unread = f" on read concepts (x {format_count(self.free_maps, short=True)} free)" if self.unread else ""
+        kind = "exact" if self.exact else "bounds" if self.bounded else "estimate"
         return (f"<CountResult {self.task} {self.map_class}: {mark}{format_count(self.read_count, short=True)} "
-                f"optimal maps{unread} ({'exact' if self.exact else 'bounds' if self.delta == 0 else 'estimate'}, {self.backend})>")
+                f"optimal maps{unread} ({kind}, {self.backend})>")
 
     @property
     def read_count(self) -> int:
@@ -265,18 +271,18 @@ class CountResult:
 
     def _within(self) -> str:
         """How far an inexact count may be off: an (epsilon, delta) estimate's factor, or guaranteed bounds."""
-        if self.delta == 0:
+        if self.bounded:
             return "guaranteed bounds (not sampled)"
         return f"within factor 1+{self.epsilon} with probability >= {1 - self.delta:g}"
 
     def _headline(self) -> list:
         """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
         an estimate marked ``~`` with its bounds, guaranteed bounds by "at least" (the count given is the lower one)."""
-        mark = "" if self.exact else "at least " if self.delta == 0 else "~"
+        mark = "" if self.exact else "at least " if self.bounded else "~"
         bounds = ""
         if not self.exact:
-            sure = "guaranteed" if self.delta == 0 else f"with probability >= {1 - self.delta:g}"
-            bounds = (f"  ({'bounds' if self.delta == 0 else 'estimate'}: between {format_count(self.lower, short=True)}"
+            sure = "guaranteed" if self.bounded else f"with probability >= {1 - self.delta:g}"
+            bounds = (f"  ({'bounds' if self.bounded else 'estimate'}: between {format_count(self.lower, short=True)}"
                       f" and {format_count(self.upper, short=True)} {sure})")
         none = self.exact and self.read_rs_count == 0 and self.intended
         if not self.unread:
