@@ -12,6 +12,7 @@ from rscount.counters.arithmetic.linear import Rows, _components, _constraints, 
 from rscount.counters.arithmetic.montecarlo import Confidence, _Sampler
 from rscount.counters.sampling import Estimate, stopping_rule
 from rscount.counters.base import Deadline
+from rscount.planning import dispatch
 
 
 def _system(domain: list, rows: list) -> Rows:
@@ -160,14 +161,24 @@ def test_mnmath_b1_by_label_100_is_estimated():
 
 
 def test_approx_stays_exact_where_elimination_finishes():
-    r = rscount.count("mnadd-evenodd", approx=True)
+    r = rscount.count("mnadd-evenodd", approx=True, backend="estimate")
     assert r.exact and r.count == 2592 and r.backend == "estimate"
-    r = rscount.count("xor3", map_class="free", support="0,0,0;1,0,0;1,1,0;1,1,1", approx=True)
+    r = rscount.count("xor3", map_class="free", support="0,0,0;1,0,0;1,1,0;1,1,1", approx=True, backend="approxmc")
     assert not r.exact and r.backend == "approxmc"
+
+
+def test_approx_counts_exactly_first_where_that_is_quick():
+    """An exact count beats an estimate: approx=True tries the exact plan first, for a short while."""
+    for name, options in (("mnadd-evenodd", {}), ("xor3", dict(map_class="free", support="0,0,0;1,0,0;1,1,0;1,1,1"))):
+        r, truth = rscount.count(name, approx=True, **options), rscount.count(name, exact=True, **options)
+        assert r.exact and r.count == truth.count and r.epsilon is None
+        assert any(note.startswith("approx: counted exactly") for note in r.notes)
+        assert r.plan.steps[0].counters == ("exact",)
 
 
 def test_split_shares_the_accuracy_between_estimated_parts(monkeypatch):
     """Two sampled parts: each gets sqrt(1 + epsilon) and delta / 2, so the product keeps 1 + epsilon."""
+    monkeypatch.setattr(dispatch, "EXACT_FIRST", 0)
     monkeypatch.setattr(montecarlo, "EXACT_CELLS", 0)
     monkeypatch.setattr(montecarlo, "EVERY", 0)
     task = rscount.task_from_text(["c1 * c2 != c3", "c4 * c5 != c6"],
@@ -188,6 +199,7 @@ def test_cli_estimate_backend(capsys):
 def test_approxmc_takes_over_when_the_estimate_gives_up(monkeypatch):
     from rscount.counters.arithmetic import product
     monkeypatch.setattr(product, "MAX_PATTERNS", 0)
+    monkeypatch.setattr(dispatch, "EXACT_FIRST", 0)
     task = rscount.task_from_text(["c1 * c2 == c3"], "c1=0..3,c2=0..3,c3=0..3")
     problem = rscount.make_problem(task, map_class="disentangled", support="by-label:20")
     r = rscount.count_problem(problem, approx=True)

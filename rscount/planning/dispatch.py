@@ -6,7 +6,8 @@ itself; ``countrss --explain`` prints it. Steps are tried in order:
 - ``as``: the problem is counted as another one (shared maps without groups are the disentangled maps);
 - ``parts``: the labels read disjoint concepts, so the count is the product of the parts' counts;
 - ``try``: a counter that exploits some structure, given half the time left (``sources`` more: TRY_SHARE); if it
-  gives up, the next step runs;
+  gives up, the next step runs. Under ``approx=True`` the first is ``exact``: the plan ``approx=False`` takes,
+  within EXACT_FIRST seconds (a third of the limit at most), since an exact count beats any estimate;
 - ``run`` / ``race``: the generic counters, one alone or two side by side (the first answer is kept);
 - ``bounds`` (``approx=True`` only): where every step above gives up, guaranteed bounds from a narrower class's
   exact count (its maps are this class's) and the class's size.
@@ -27,6 +28,8 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_a
            "WEIGHT_ABOVE", "HEAD_START"]
 
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
+EXACT_FIRST = 20.0  # approx=True: seconds the exact plan gets before the estimate (a third of the limit at most;
+# 0: none, every step estimates)
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
 TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a try step (else half): the sum
@@ -37,6 +40,11 @@ TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a tr
 def try_share(counter: str) -> float:
     """The share of the time left a ``try`` step of ``counter`` gets before the next step runs."""
     return TRY_SHARE.get(counter, 0.5)
+
+
+def exact_first(timeout: float | None) -> float:
+    """Seconds an ``approx=True`` plan gives its exact try (``timeout``: the time left, None without a limit)."""
+    return EXACT_FIRST if timeout is None else min(EXACT_FIRST, timeout / 3)
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,8 @@ class Step:
         names = " and ".join(self.counters)
         part = try_share(self.counters[0]) if self.kind == "try" and self.counters else None
         share = "" if part is None else " (half the time left)" if part == 0.5 else f" ({part:.0%} of the time left)"
+        if self.counters == ("exact",):
+            share = f" (for {EXACT_FIRST:g} s, a third of the time left at most)"
         return f"{what}{' ' + names if names else ''}{share}: {self.reason}"
 
 
@@ -104,7 +114,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     if problem.parts:
         return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
-        return Plan(problem.describe(), (generic_step(problem, backend, exact=exact, approx=approx),))
+        first = _exact_try(approx and backend is None and not COUNTERS["kernels"].applies(problem))
+        return Plan(problem.describe(), (*first, generic_step(problem, backend, exact=exact, approx=approx)))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
                                                   "the disentangled ones",
@@ -130,7 +141,7 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
                               f"the labels read {len(parts)} disjoint sets of concepts", tuple(parts)))
             return Plan(problem.describe(), tuple(steps))
     if backend is None:
-        steps += _structured(problem, approx)
+        steps += _exact_try(approx) + _structured(problem, approx)
     if backend is None and not problem.support.listed:
         steps.append(Step("generic", (), "none: no generic counter works on a support too large to list"))
         return Plan(problem.describe(), tuple(steps))
@@ -143,6 +154,13 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
         steps.append(Step("bounds", narrow, f"the first of these classes counted exactly is a lower bound (its maps "
                                             f"are {problem.map_class} maps), the class's size an upper one"))
     return Plan(problem.describe(), tuple(steps))
+
+
+def _exact_try(approx: bool) -> list:
+    """``approx=True`` (and no named backend): the exact plan first, for a short while (an exact count, where it comes quickly, beats any
+    estimate: Kand-Logic by-label:100 takes 12 s exactly, where ApproxMC does not finish in a minute)."""
+    return [Step("try", ("exact",), "the plan approx=False takes: where it finishes, the count is exact")] \
+        if approx and EXACT_FIRST > 0 else []
 
 
 def narrower_classes(problem: Problem) -> tuple:
@@ -171,7 +189,7 @@ def _several(problem: Problem, backend: str | None, exact: bool | None, approx: 
                                          f"list the maps of the one with the fewest and keep those every task "
                                          f"keeps", tuple(alone)),
                 generic_step(problem, backend, exact=exact, approx=approx))
-    return tiny + (generic_step(problem, backend, exact=exact, approx=approx),)
+    return tiny + (*_exact_try(approx and backend is None), generic_step(problem, backend, exact=exact, approx=approx))
 
 
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,

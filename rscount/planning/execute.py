@@ -29,7 +29,7 @@ from ..problems.split import unread_concepts
 from ..problems.union import as_single
 from ..results.count import CountResult, Tally, format_count
 from ..runtime.limits import check_confidence, check_megabytes, check_seconds
-from .dispatch import HEAD_START, Step, check_mode, generic_step, narrower_classes, plan, try_share
+from .dispatch import HEAD_START, Step, check_mode, exact_first, generic_step, narrower_classes, plan, try_share
 
 __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
@@ -133,7 +133,8 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
                     and "approx=True" not in str(exc)):
                 raise BackendError(f"{exc}; approx=True gives guaranteed bounds instead") from None
             raise
-        return dataclasses.replace(result, plan=steps, answered=n)
+        return dataclasses.replace(result, plan=steps, answered=n,  # the steps that gave up counted too
+                                   seconds=max(result.seconds, time.perf_counter() - run.began))
     raise BackendError(f"no step of the plan counted {problem.describe()}")
 
 
@@ -158,9 +159,15 @@ def _run_parts(problem: Problem, step: Step, run: Run) -> CountResult:
 def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
     """A structural counter with its share of the time left; giving up hands on to the next step."""
     name, tried = step.counters[0], time.perf_counter()
-    share = None if run.timeout is None else run.timeout * try_share(name)
+    share = exact_first(run.timeout) if name == "exact" else None if run.timeout is None else \
+        run.timeout * try_share(name)
     try:
-        if name == "filter":  # several tasks: each alone, the fewest maps filtered
+        if name == "exact":
+            result = run.again(problem, approx=False, timeout=share)
+            result = dataclasses.replace(result, notes=result.notes + (
+                f"approx: counted exactly within the {share:.3g} s the exact plan gets first, so nothing is "
+                f"estimated",))
+        elif name == "filter":  # several tasks: each alone, the fewest maps filtered
             result = _filter(problem, step, dataclasses.replace(run, timeout=share))
         elif name == "sources":
             result = _sources(problem, dataclasses.replace(run, timeout=share))
@@ -173,9 +180,13 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
             result = run.again(problem, name, exact=None, approx=name == "estimate", timeout=share,
                                memory_mb=None if light else run.memory_mb, progress=None if light else run.progress)
         return dataclasses.replace(result, notes=tuple(run.notes) + result.notes)
-    except BackendError as exc:  # too little structure or out of its share of time: the next step
-        what = "automorphism on the shared parts" if step.problems and name != "filter" else name
-        run.notes.append(f"{what} gave up ({exc}); counted generically")
+    except (BackendError, EncodingError) as exc:  # too little structure or out of its share of time: the next step
+        if isinstance(exc, EncodingError) and name != "exact":
+            raise
+        what = "automorphism on the shared parts" if step.problems and name != "filter" else \
+            f"the exact plan (its {share:.3g} s)" if name == "exact" else name
+        run.notes.append(f"{what} gave up ({str(exc).split('; ')[0]}); estimated" if name == "exact" else
+                         f"{what} gave up ({exc}); counted generically")
         run.gave_up.append(what)
         if isinstance(exc, CountTimeout):
             run.timed_out.append(str(exc).partition("; ")[0])
