@@ -236,3 +236,25 @@ def test_explain_shows_the_plan_where_the_count_fails(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.index("plan for xor3") < err.index("no step of it counted") < err.index("broken on purpose")
     assert "1. try automorphism" in err
+
+
+def test_the_bounds_step_keeps_its_share_of_the_time(monkeypatch):
+    """approx=True with a time limit: the steps before a bounds step run within (1 - BOUNDS_SHARE) of it, so an
+    estimate that runs out of time still leaves the narrower classes time to bound the count."""
+    from rscount.planning import execute
+    seen = {}
+    problem = rscount.make_problem("xor3", support="0,0,0;1,0,0;1,1,0;1,1,1", map_class="free")
+
+    def out_of_time(p, step, run):
+        if p is problem:
+            seen[step.kind] = run.timeout
+            raise rscount.CountTimeout(f"{step.kind} timed out on purpose")
+        return runner(p, step, run)
+    runner = execute.RUNNERS["run"]
+    for kind in ("run", "race"):
+        monkeypatch.setitem(execute.RUNNERS, kind, out_of_time)
+    monkeypatch.setattr(rscount.planning.dispatch, "EXACT_FIRST", 0)
+    assert rscount.plan(problem, approx=True).steps[-1].kind == "bounds"
+    r = rscount.count_problem(problem, approx=True, timeout=40)
+    assert seen and 0 < execute.BOUNDS_SHARE < 1 and max(seen.values()) <= 40 * (1 - execute.BOUNDS_SHARE) + 1e-9
+    assert r.delta == 0 and r.lower <= r.upper and "timed out on purpose" in r.notes[0]

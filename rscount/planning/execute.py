@@ -34,6 +34,10 @@ from .dispatch import HEAD_START, Step, check_mode, exact_first, generic_step, n
 __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
 
+BOUNDS_SHARE = 0.25  # of the time limit kept for a plan's bounds step: where an estimate runs out of time (ApproxMC
+# on MNMath-B.1 free by-label:100), the narrower classes still bound the count
+
+
 class GaveUp(Exception):
     """A step that could not count the problem; the next step of the plan runs."""
 
@@ -117,6 +121,8 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
         raise EncodingError(f"exact=True asks for an exact count but backend={backend} approximates")
     steps = plan(problem, backend, exact=exact, approx=approx, decide_generic=False)
     run = Run(backend, exact, approx, epsilon, delta, seed, timeout, memory_mb, progress)
+    if timeout is not None and any(s.kind == "bounds" for s in steps.steps):
+        run.timeout = timeout * (1 - BOUNDS_SHARE)  # the steps before it leave the bounds their share
     for n, step in enumerate(steps.steps):
         if step.kind == "generic":
             step = generic_step(problem, exact=exact, approx=approx)
@@ -159,8 +165,8 @@ def _run_parts(problem: Problem, step: Step, run: Run) -> CountResult:
 def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
     """A structural counter with its share of the time left; giving up hands on to the next step."""
     name, tried = step.counters[0], time.perf_counter()
-    share = exact_first(run.timeout) if name == "exact" else None if run.timeout is None else \
-        run.timeout * try_share(name)
+    share = exact_first(None if run.ends is None else run.ends - tried) if name == "exact" else \
+        None if run.timeout is None else run.timeout * try_share(name)
     try:
         if name == "exact":
             result = run.again(problem, approx=False, timeout=share)
