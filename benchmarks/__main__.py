@@ -66,6 +66,9 @@ def _run(args) -> int:
             "cores": __import__("os").cpu_count(), "timeout": timeout, "quick": args.quick,
             "baseline_timeout": args.baseline_timeout or (old["meta"]["baseline_timeout"] if args.reuse else timeout),
             "methods": methods, "date": time.strftime("%Y-%m-%d"), "wall_seconds": round(time.time() - started)}
+    if args.reuse and args.only:  # a partial rerun: the whole run's time stays, the rerun says what it redid
+        meta["rerun"] = f"rows of {args.only} rerun in {meta['wall_seconds']} s"
+        meta["wall_seconds"] = old["meta"]["wall_seconds"]
     data = {"meta": meta, "rows": rows}
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=1))

@@ -125,7 +125,8 @@ def write_markdown(data: dict) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     summary = [
         f"Machine: {meta['machine']}, {meta['cores']} cores; {meta['date']}; limit {timeout:g} s per instance "
-        f"for rscount, {base_timeout:g} s for each baseline; whole run {meta['wall_seconds']} s{' (--quick)' if meta['quick'] else ''}.",
+        f"for rscount, {base_timeout:g} s for each baseline; whole run {meta['wall_seconds']} s{' (--quick)' if meta['quick'] else ''}"
+        f"{'; ' + meta['rerun'] if meta.get('rerun') else ''}.",
         "",
         f"- Instances: {len(rows)}; counted by rscount within the limit: "
         f"{sum(r['rscount'].get('status') == 'ok' for r in rows)}"

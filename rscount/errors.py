@@ -18,6 +18,7 @@ __all__ = [
     "OutputError",
     "OptionError",
     "brief",
+    "reason",
 ]
 
 
@@ -85,3 +86,14 @@ def brief(value, width: int = 60) -> str:
     short.maxstring, short.maxother, short.maxlong = width, width, width
     text = short.repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def reason(error: BaseException | str) -> str:
+    """An error's reason without its advice: its text up to the first '; ' outside parentheses (the advice a
+    message ends with: "...; raise timeout=")."""
+    text, depth = str(error), 0
+    for n, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith("; ", n):
+            return text[:n]
+    return text

@@ -240,3 +240,14 @@ def test_a_count_of_millions_of_digits_goes_to_json_in_seconds(capsys):
     data = json.loads(capsys.readouterr().out)
     assert isinstance(data["count"], str) and len(data["count"]) == 2_914_533
     assert data["count"].startswith("2346559356") and data["count_log10"] > 2_914_532
+
+
+@pytest.mark.parametrize("text, why", [
+    ("sdd gave up (the CNF; 35 million clauses); raise timeout=", "sdd gave up (the CNF; 35 million clauses)"),
+    ("counting timed out after 60 s", "counting timed out after 60 s"),
+    ("a (b (c; d); e); f; g", "a (b (c; d); e)"),
+])
+def test_an_errors_reason_keeps_its_parentheses_whole(text, why):
+    """The reason a note quotes is cut before the advice, never inside a parenthesis."""
+    from rscount.errors import reason
+    assert reason(rscount.CountTimeout(text)) == why

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 from ..counters import COUNTERS, Options, get_counter
 from ..counters.base import Cancelled, Deadline, race
 from ..counters.generic.enumerate import models
-from ..errors import BackendError, CountTimeout, EncodingError
+from ..errors import BackendError, CountTimeout, EncodingError, reason
 from ..model import support as supports
 from ..problems.encoding import encode
 from ..problems.problem import Problem
@@ -34,8 +34,8 @@ from .dispatch import HEAD_START, Step, check_mode, exact_first, generic_step, n
 __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
 
-BOUNDS_SHARE = 0.25  # of the time limit kept for a plan's bounds step: where an estimate runs out of time (ApproxMC
-# on MNMath-B.1 free by-label:100), the narrower classes still bound the count
+BOUNDS_SHARE = 0.25  # of the time limit the generic counters leave a bounds step after them: where an estimate runs
+# out of time (ApproxMC on MNMath-B.1 free by-label:100), the narrower classes still bound the count
 
 
 class GaveUp(Exception):
@@ -121,12 +121,12 @@ def _execute(problem: Problem, backend: str | None = None, *, exact: bool | None
         raise EncodingError(f"exact=True asks for an exact count but backend={backend} approximates")
     steps = plan(problem, backend, exact=exact, approx=approx, decide_generic=False)
     run = Run(backend, exact, approx, epsilon, delta, seed, timeout, memory_mb, progress)
-    if timeout is not None and any(s.kind == "bounds" for s in steps.steps):
-        run.timeout = timeout * (1 - BOUNDS_SHARE)  # the steps before it leave the bounds their share
     for n, step in enumerate(steps.steps):
         if step.kind == "generic":
             step = generic_step(problem, exact=exact, approx=approx)
             steps = dataclasses.replace(steps, steps=steps.steps[:n] + (step,) + steps.steps[n + 1:])
+        if step.kind in ("run", "race") and run.ends is not None and any(s.kind == "bounds" for s in steps.steps):
+            run.timeout = max(run.ends - time.perf_counter() - timeout * BOUNDS_SHARE, 0.001)  # the bounds' share
         try:
             result = RUNNERS[step.kind](problem, step, run)
         except GaveUp:
@@ -191,11 +191,11 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
             raise
         what = "automorphism on the shared parts" if step.problems and name != "filter" else \
             f"the exact plan (its {share:.3g} s)" if name == "exact" else name
-        run.notes.append(f"{what} gave up ({str(exc).split('; ')[0]}); estimated" if name == "exact" else
+        run.notes.append(f"{what} gave up ({reason(exc)}); estimated" if name == "exact" else
                          f"{what} gave up ({exc}); counted generically")
         run.gave_up.append(what)
         if isinstance(exc, CountTimeout):
-            run.timed_out.append(str(exc).partition("; ")[0])
+            run.timed_out.append(reason(exc))
         if run.timeout is not None:
             run.timeout -= time.perf_counter() - tried
         raise GaveUp(what) from None
@@ -299,7 +299,7 @@ def _run_bounds(problem: Problem, step: Step, run: Run) -> CountResult:
     from ..counters.generic.bruteforce import number_of_candidates
     from ..problems.problem import for_class
     start, failed = time.perf_counter(), run.failed
-    why = str(failed).split("; ")[0] if failed is not None else "no step counted it"
+    why = reason(failed) if failed is not None else "no step counted it"
     tried = []
     for n, cls in enumerate(step.counters):
         left = None if run.ends is None else run.ends - time.perf_counter()
@@ -310,7 +310,7 @@ def _run_bounds(problem: Problem, step: Step, run: Run) -> CountResult:
             inner = run.again(dataclasses.replace(problem, map_class=cls, task=for_class(problem.task, cls)),
                               exact=True, approx=False, timeout=share)
         except BackendError as exc:
-            tried.append(f"{cls}: {str(exc).split('; ')[0]}")
+            tried.append(f"{cls}: {reason(exc)}")
             continue
         upper, lower = number_of_candidates(problem), inner.count
         if lower == upper:  # every map of the class is optimal: the narrower class holds them all
