@@ -258,3 +258,21 @@ def test_the_bounds_step_keeps_its_share_of_the_time(monkeypatch):
     r = rscount.count_problem(problem, approx=True, timeout=40)
     assert seen and 0 < execute.BOUNDS_SHARE < 1 and max(seen.values()) <= 40 * (1 - execute.BOUNDS_SHARE) + 1e-9
     assert r.delta == 0 and r.lower <= r.upper and "timed out on purpose" in r.notes[0]
+
+
+def test_the_time_counts_the_steps_that_gave_up(monkeypatch):
+    """A result's seconds are the whole plan's: a try step that spent time before giving up is in them."""
+    import time
+
+    from rscount.planning import execute
+    problem = rscount.make_problem("and3")
+    runner = execute.RUNNERS["try"]
+
+    def slow_give_up(p, step, run):
+        if p is problem and step.counters == ("exact",):
+            time.sleep(0.3)
+            raise execute.GaveUp("on purpose")
+        return runner(p, step, run)
+    monkeypatch.setitem(execute.RUNNERS, "try", slow_give_up)
+    r = rscount.count_problem(problem, approx=True)
+    assert r.plan.steps[r.answered].counters == ("automorphism",) and r.exact and r.seconds >= 0.3
