@@ -404,10 +404,11 @@ def json_int(n: int | None):
 
 
 def short_count(n) -> str:
-    """A count as JSON gives it (an int, or past JSON_DIGITS a string of digits), short: 1.234e56 from 10^6."""
+    """A count as JSON gives it (an int, or past JSON_DIGITS a string of digits), short: in full below 10^30 (as
+    the headline prints it), else 1.234e56."""
     if isinstance(n, str):
         return f"{n[0]}.{n[1:4]}e{len(n) - 1}"
-    return str(n) if abs(n) < 10 ** 6 else format_count(n, short=True)
+    return format_count(n, short=True)
 
 
 def log10_count(n: int) -> float:
