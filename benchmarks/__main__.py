@@ -36,9 +36,11 @@ def _run(args) -> int:
         methods = methods + extra
     methods = sorted(methods, key=lambda m: m != "rscount")  # the table's first time column is rscount's
     rows = []
+    ids = {i.id for i in instances}
     started = time.time()
     for n, inst in enumerate(instances, 1):
-        if args.only and not any(part in inst.id for part in args.only.split(",")):
+        if args.only and not any(part == inst.id or (part in inst.id and part not in ids)
+                                 for part in args.only.split(",")):  # an instance's whole id: that one alone
             if (inst.id, inst.map_class) in reused:
                 rows.append(reused[(inst.id, inst.map_class)])  # kept from the earlier run (--reuse)
             continue
@@ -89,8 +91,8 @@ def main(argv=None) -> int:
     run.add_argument("--baseline-timeout", type=float, help="seconds for the baselines (default: --timeout)")
     run.add_argument("--methods", default=",".join(m for m in METHODS if m != FALLBACK),
                      help=f"comma list of {', '.join(METHODS)}")
-    run.add_argument("--only", help="instances whose id contains one of these comma-separated texts (with "
-                                     "--reuse the others keep their earlier rows)")
+    run.add_argument("--only", help="instances whose id contains one of these comma-separated texts, or is one "
+                                     "(with --reuse the others keep their earlier rows)")
     run.add_argument("--json", metavar="PATH", help="also write the raw results")
     run.add_argument("--reuse", metavar="PATH", help="take the other methods' cells from an earlier --json run")
     run.add_argument("--markdown", metavar="PATH", help="write the table here (default: stdout)")
