@@ -31,8 +31,9 @@ __all__ = ["Step", "Plan", "plan", "generic_step", "generic_counters", "bounds_a
 WEIGHT_ABOVE = 1 << 12  # concept vectors past which the weight closed form goes before the quotient's table
 EXACT_FIRST = 20.0  # approx=True: seconds the exact plan gets before the estimate (a third of the limit at most;
 # 0: none, every step estimates)
-EXACT_WHERE_THEY_CAN = ("source-bounds", "estimate")  # approx counters exact where they finish: no exact try
-# before them (it would only take their time: ConCon t3's bounds in 60 s went from 9.8e39..9.1e46 to 7.3e39..2.5e48)
+EXACT_WHERE_THEY_CAN = ("source-bounds", "estimate", "kernels-estimate")  # approx counters exact where they finish
+# (kernels-estimate tries its own exact search first): no exact try before them, it would only take their time
+# (ConCon t3's bounds in 60 s went from 9.8e39..9.1e46 to 7.3e39..2.5e48)
 HEAD_START = 0.25  # seconds a structural counter runs alone before Ganak joins its race
 TINY_CLASS = 2048  # several tasks: maps in the class below which brute force in this process is quickest
 TRY_SHARE = {"sources": 0.8, "source-bounds": 0.8}  # of the time left, for a try step (else half): the sum
@@ -66,9 +67,9 @@ class Step:
                 "generic": "then the generic counters", "bounds": "if all give up, bound by"}[self.kind]
         names = " and ".join(self.counters)
         part = try_share(self.counters[0]) if self.kind == "try" and self.counters else None
-        share = "" if part is None else " (half the time left)" if part == 0.5 else f" ({part:.0%} of the time left)"
-        if self.counters == ("exact",):
-            share = f" (for {EXACT_FIRST:g} s, a third of the time left at most)"
+        share = "" if part is None else f" (for {EXACT_FIRST:g} s, a third of the time left at most)" \
+            if self.counters == ("exact",) else " (half the time left)" if part == 0.5 else \
+            f" ({part:.0%} of the time left)"
         return f"{what}{' ' + names if names else ''}{share}: {self.reason}"
 
 
@@ -117,8 +118,8 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     if problem.parts:
         return Plan(problem.describe(), _several(problem, backend, exact, approx))
     if problem.inference != "knowledge":  # no structure of K applies: the generic counters on the learned CNF
-        first = _exact_try(approx and backend is None and not COUNTERS["kernels"].applies(problem))
-        return Plan(problem.describe(), (*first, generic_step(problem, backend, exact=exact, approx=approx)))
+        last = generic_step(problem, backend, exact=exact, approx=approx)
+        return Plan(problem.describe(), (*_exact_try(approx and backend is None, [last]), last))
     if backend is None and problem.map_class == "shared" and not any(len(g) > 1 for g in task.groups):
         steps.append(Step("as", ("disentangled",), "no two concepts share a classifier, so the shared maps are "
                                                   "the disentangled ones",
@@ -145,8 +146,7 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
             return Plan(problem.describe(), tuple(steps))
     if backend is None:
         structured = _structured(problem, approx)
-        exact_already = any(s.counters and s.counters[0] in EXACT_WHERE_THEY_CAN for s in structured)
-        steps += _exact_try(approx and not exact_already) + structured
+        steps += _exact_try(approx, structured) + structured
     if backend is None and not problem.support.listed:
         steps.append(Step("generic", (), "none: no generic counter works on a support too large to list"))
         return Plan(problem.describe(), tuple(steps))
@@ -161,11 +161,13 @@ def plan(problem: Problem, backend: str | None = None, *, exact: bool | None = N
     return Plan(problem.describe(), tuple(steps))
 
 
-def _exact_try(approx: bool) -> list:
-    """``approx=True`` (and no named backend): the exact plan first, for a short while (an exact count, where it comes quickly, beats any
-    estimate: Kand-Logic by-label:100 takes 12 s exactly, where ApproxMC does not finish in a minute)."""
-    return [Step("try", ("exact",), "the plan approx=False takes: where it finishes, the count is exact")] \
-        if approx and EXACT_FIRST > 0 else []
+def _exact_try(approx: bool, then: list) -> list:
+    """``approx=True`` (and no named backend): the exact plan first, for a short while (an exact count, where it
+    comes quickly, beats any estimate: Kand-Logic by-label:100 takes 12 s exactly, where ApproxMC does not finish
+    in a minute); none where a step of ``then`` is itself exact where it finishes (EXACT_WHERE_THEY_CAN)."""
+    if not approx or EXACT_FIRST <= 0 or any(s.counters and s.counters[0] in EXACT_WHERE_THEY_CAN for s in then):
+        return []
+    return [Step("try", ("exact",), "the plan approx=False takes: where it finishes, the count is exact")]
 
 
 def narrower_classes(problem: Problem) -> tuple:
@@ -194,7 +196,8 @@ def _several(problem: Problem, backend: str | None, exact: bool | None, approx: 
                                          f"list the maps of the one with the fewest and keep those every task "
                                          f"keeps", tuple(alone)),
                 generic_step(problem, backend, exact=exact, approx=approx))
-    return tiny + (*_exact_try(approx and backend is None), generic_step(problem, backend, exact=exact, approx=approx))
+    last = generic_step(problem, backend, exact=exact, approx=approx)
+    return tiny + (*_exact_try(approx and backend is None, [last]), last)
 
 
 def generic_step(problem: Problem, backend: str | None = None, *, exact: bool | None = None,

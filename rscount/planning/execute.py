@@ -169,10 +169,7 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
         None if run.timeout is None else run.timeout * try_share(name)
     try:
         if name == "exact":
-            result = run.again(problem, approx=False, timeout=share)
-            result = dataclasses.replace(result, notes=result.notes + (
-                f"approx: counted exactly within the {share:.3g} s the exact plan gets first, so nothing is "
-                f"estimated",))
+            result = _exact_first(problem, run, share)
         elif name == "filter":  # several tasks: each alone, the fewest maps filtered
             result = _filter(problem, step, dataclasses.replace(run, timeout=share))
         elif name == "sources":
@@ -186,9 +183,7 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
             result = run.again(problem, name, exact=None, approx=name == "estimate", timeout=share,
                                memory_mb=None if light else run.memory_mb, progress=None if light else run.progress)
         return dataclasses.replace(result, notes=tuple(run.notes) + result.notes)
-    except (BackendError, EncodingError) as exc:  # too little structure or out of its share of time: the next step
-        if isinstance(exc, EncodingError) and name != "exact":
-            raise
+    except BackendError as exc:  # too little structure or out of its share of time: the next step
         what = "automorphism on the shared parts" if step.problems and name != "filter" else \
             f"the exact plan (its {share:.3g} s)" if name == "exact" else name
         run.notes.append(f"{what} gave up ({reason(exc)}); estimated" if name == "exact" else
@@ -199,6 +194,17 @@ def _run_try(problem: Problem, step: Step, run: Run) -> CountResult:
         if run.timeout is not None:
             run.timeout -= time.perf_counter() - tried
         raise GaveUp(what) from None
+
+
+def _exact_first(problem: Problem, run: Run, seconds: float) -> CountResult:
+    """approx=True: the plan approx=False takes, within ``seconds``; whatever stops it (out of time, no counter,
+    no encoding for the exact counters) hands on to the estimate."""
+    try:
+        result = run.again(problem, approx=False, timeout=seconds)
+    except EncodingError as exc:
+        raise BackendError(str(exc)) from None
+    return dataclasses.replace(result, notes=result.notes + (
+        f"approx: counted exactly within the {seconds:.3g} s the exact plan gets first, so nothing is estimated",))
 
 
 FILTER_MAPS = 20_000  # maps of the task with the fewest that a filter step lists and checks
