@@ -56,10 +56,11 @@ def test_large_count_estimate():
 
 
 def test_a_time_out_does_not_advise_approximating():
-    """ApproxMC already approximates: its time-out suggests a looser epsilon/delta, not --approx."""
+    """ApproxMC already approximates: its time-out suggests a looser epsilon/delta, not --approx. Named: a plain
+    approx=True first tries the exact plan and leaves bounds their share, so 1 s may end while encoding."""
     problem = rscount.make_problem("kand-logic", support="by-label:100")
     with pytest.raises(rscount.CountTimeout, match="loosen epsilon=") as info:
-        rscount.count_problem(problem, approx=True, timeout=1)
+        rscount.count_problem(problem, "approxmc", approx=True, timeout=1)
     assert "approx=True" not in str(info.value)
 
 
