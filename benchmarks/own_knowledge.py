@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import rscount
-from rscount.results.count import format_count, short_count
+from rscount.results.count import count_range, format_count
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "knowledge" / "examples"
@@ -61,7 +61,7 @@ def raven_classes(seconds: float = 60.0) -> list:
         try:
             r, took = _timed(lambda: rscount.count("raven", map_class=cls, approx=True, timeout=seconds))
             if r.bounded:  # class-bounds: a narrower class's exact count and the class's size
-                out.append((cls, f"between {short_count(r.lower)} and {short_count(r.upper)}", f"{took:.1f} s",
+                out.append((cls, count_range(r.lower, r.upper), f"{took:.1f} s",
                             f"`--approx`: {r.backend}, guaranteed bounds; exact: {why}"))
             else:
                 out.append((cls, f"~{format_count(r.count)} (estimate)", f"{took:.1f} s", f"{r.backend}; exact: {why}"))

@@ -22,7 +22,6 @@ from . import api
 from .counters import COUNTERS
 from .errors import BackendError, CountTimeout, RscountError, brief
 from .files.writing import check_output_folder, check_output_path, pyplot, write_figure
-from .planning.dispatch import bounds_apply
 from .planning.multitask import count_tasks
 from .problems.encoding import encode
 from .problems.problem import INFERENCES, MAP_CLASSES
@@ -506,15 +505,9 @@ def _audit(argv: Sequence[str], out, err) -> int:
             left = max(args.timeout - built, 0.5)
             with time_limit(left, f"the audit of {task.name} (building included)", shown=args.timeout):
                 problem = _problem(args, task, args.map_class)
-                try:
-                    audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
-                                                         draw=args.draw, workers=args.workers, timeout=left,
-                                                         progress=progress, all_concepts=args.all_concepts))
-                except CountTimeout:
-                    bounded = " (countrss --approx bounds it)" if bounds_apply(problem) else ""
-                    raise CountTimeout(f"the audit of {task.name} (building included) timed out after "
-                                       f"{args.timeout:g} s before its count finished{bounded}; raise --timeout or "
-                                       f"audit a smaller support") from None
+                audits.append(auditing.audit_problem(problem, curve=args.curve, sizes=sizes, seeds=seeds,
+                                                     draw=args.draw, workers=args.workers, timeout=left,
+                                                     progress=progress, all_concepts=args.all_concepts))
     shown = audits[0] if len(audits) == 1 else auditing.Comparison(tuple(audits))
     if args.plot:
         if len(audits) == 1:

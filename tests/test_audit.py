@@ -821,3 +821,23 @@ def test_kill_counts_are_the_kills_of_each_map_summed(supervise):
     want = sum(kills(m, problem, vectors, labels).astype(np.int64) for m in maps)
     assert kill_counts(maps, problem, vectors, labels).tolist() == want.tolist()
     assert kill_counts(maps, problem, vectors, labels, chunk=16).tolist() == want.tolist()
+
+
+def test_an_audit_whose_count_runs_out_says_how_long_it_ran(monkeypatch, capsys):
+    """The count gets a share of the audit's limit; the message gives the time spent, not the whole limit (it
+    said "timed out after 60 s" at 49 s), and the command line's one line names its flags."""
+    import rscount.auditing as auditing
+    from rscount.errors import CountTimeout
+    from rscount.planning import execute
+
+    def out_of_time(problem, **kwargs):
+        raise CountTimeout("search timed out after 0.1 s; raise timeout=")
+    monkeypatch.setattr(execute, "count_problem", out_of_time)
+    problem = rscount.make_problem("xor3", map_class="complete")
+    with pytest.raises(CountTimeout, match=r"^the audit of xor3 stopped after 0 s: its count did not finish in its "
+                                           r"share of timeout=; raise timeout= or audit a smaller support$"):
+        auditing.audit_problem(problem, timeout=30)
+    assert main(["audit", "--task", "xor3", "--timeout", "30"]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == ("countrss: error: the audit of xor3 stopped after 0 s: its count did not finish in its "
+                           "share of --timeout; raise --timeout or audit a smaller support"), err

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional, Sequence
 
-from ..errors import BackendError, CountTimeout, EncodingError, RscountError, TaskError
+from ..errors import BackendError, CountTimeout, EncodingError, RscountError, TaskError, reason
 from ..problems.problem import Problem, free_is_complete
 from ..results.count import format_count, headline_count, unread_maps_words
 from ..runtime.limits import check_megabytes, check_seconds, check_seed, memory_limit, time_limit
@@ -78,15 +78,16 @@ def audit_problem(problem: Problem, *, curve: bool = False, sizes: Sequence[int]
         result = count_problem(problem, timeout=left(0.8))
     except CountTimeout:
         from ..planning.dispatch import bounds_apply
-        bounded = " (rscount.count_problem(problem, approx=True) bounds it)" if bounds_apply(problem) else ""
-        raise CountTimeout(f"the audit of {problem.task.name} timed out after {timeout:g} s (timeout=) before its "
-                           f"count finished{bounded}; raise timeout= or audit a smaller support") from None
+        bounded = "; counting with approx=True bounds it" if bounds_apply(problem) else ""
+        raise CountTimeout(f"the audit of {problem.task.name} stopped after {time.monotonic() - start:.0f} s: its "
+                           f"count did not finish in its share of timeout={bounded}; raise "
+                           f"timeout= or audit a smaller support") from None
     except BackendError as exc:
         from ..planning.dispatch import narrower_classes
         narrow = [c for c in narrower_classes(problem) if c != "complete" or problem.map_class != "free"]
         if type(exc) is not BackendError or not narrow:
             raise
-        why = str(exc).partition("; approx=True")[0]
+        why = reason(exc)
         raise BackendError(f"the audit of {problem.task.name} reads its {problem.map_class} count, which no counter "
                            f"reaches: approx=True bounds the count from a narrower class's, and "
                            f"map_class={narrow[0]} audits that class's maps (a part of these); why: {why}") from None

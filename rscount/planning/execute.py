@@ -36,6 +36,8 @@ __all__ = ["count_problem", "GaveUp", "RUNNERS"]
 
 BOUNDS_SHARE = 0.25  # of the time limit the generic counters leave a bounds step after them: where an estimate runs
 # out of time (ApproxMC on MNMath-B.1 free by-label:100), the narrower classes still bound the count
+UNTIMED_BOUNDS = 60.0  # seconds source-bounds spends counting source sets where no limit is given (each set is
+# tried in turn until the time is spent: without a limit it would try them all, the exact count's work)
 
 
 class GaveUp(Exception):
@@ -282,7 +284,7 @@ def _source_bounds(problem: Problem, run: Run) -> CountResult:
     from ..counters.search.sources import split_bounds
     start = time.perf_counter()
     split, left = _split_within(problem, run, "source-bounds")
-    lower, upper, counted = split_bounds(split, 60.0 if left is None else left)
+    lower, upper, counted = split_bounds(split, UNTIMED_BOUNDS if left is None else left)
     if not lower:  # the read concepts' own sources hold the intended map: counted, they bound the count below
         raise BackendError("the read concepts' own sources were not counted in the time")
     whole = len(split.rectangles)

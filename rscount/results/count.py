@@ -282,8 +282,7 @@ class CountResult:
         bounds = ""
         if not self.exact:
             sure = "guaranteed" if self.bounded else f"with probability >= {1 - self.delta:g}"
-            bounds = (f"  ({'bounds' if self.bounded else 'estimate'}: between {format_count(self.lower, short=True)}"
-                      f" and {format_count(self.upper, short=True)} {sure})")
+            bounds = f"  ({'bounds' if self.bounded else 'estimate'}: {count_range(self.lower, self.upper)} {sure})"
         none = self.exact and self.read_rs_count == 0 and self.intended
         if not self.unread:
             return [f"optimal maps  {mark}{headline_count(self.count)}{bounds}",
@@ -409,6 +408,11 @@ def short_count(n) -> str:
     if isinstance(n, str):
         return f"{n[0]}.{n[1:4]}e{len(n) - 1}"
     return format_count(n, short=True)
+
+
+def count_range(lower, upper) -> str:
+    """Bounds as every table and headline words them: "between 6 and 1.766e152"."""
+    return f"between {short_count(lower)} and {short_count(upper)}"
 
 
 def log10_count(n: int) -> float:
