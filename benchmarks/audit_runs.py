@@ -45,9 +45,17 @@ def run(task: str, map_class: str, timeout: float) -> dict:
             "values_count": fix.get("supervise_values_count"), "values_minimal": fix.get("supervise_values_minimal")}
 
 
+CELL = 300  # characters of an error line a table cell shows (the .json keeps it whole)
+
+
 def _error(stderr: str) -> str:
     """The error line of a failed run, without the program's prefix."""
-    return stderr.strip().split("countrss: error: ")[-1].strip()[:300]
+    return stderr.strip().split("countrss: error: ")[-1].strip()
+
+
+def _cell(error: str) -> str:
+    """An error line for a table cell: whole up to CELL characters, else cut at a word and marked."""
+    return error if len(error) <= CELL else error[:CELL].rsplit(" ", 1)[0] + " ..."
 
 
 def _extras() -> str:
@@ -66,7 +74,7 @@ def table(rows: list) -> str:
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['task']} | {r['map_class']} | error: {_error(r['error'])} | | | | {r['wall']:.1f} |")
+            lines.append(f"| {r['task']} | {r['map_class']} | error: {_cell(r['error'])} | | | | {r['wall']:.1f} |")
             continue
         how = ("map counts" if r["weighted"] else "map counts to 4 digits" if r.get("rounded") else
                "existence only") + ("" if r["complete"] else ", some undecided")
