@@ -195,6 +195,10 @@ def test_tables_missing_or_doubling_a_vector_are_refused(tmp_path):
         rscount.task_from_table(frame.iloc[:3])
     with pytest.raises(TaskError, match=r"\(a=0, b=0\) has two rows"):
         rscount.task_from_table(pd.concat([frame, frame.iloc[:1]]))
+    (tmp_path / "header.csv").write_text("a,b,y\n")  # a header alone: was a ValueError from a reshape
+    for empty in (frame.iloc[:0], tmp_path / "header.csv"):
+        with pytest.raises(TaskError, match=r"has no rows; give one row per concept vector"):
+            rscount.task_from_table(empty)
     path = tmp_path / "xor.csv"
     frame.to_csv(path, index=False)
     assert rscount.count(rscount.task_from_table(path)).count == rscount.count("xor2").count

@@ -110,6 +110,8 @@ def task_from_table(table, concepts: Sequence[str] | str | None = None, labels: 
         raise TaskError(f"{where} has no column {missing[0]!r}; its columns: {', '.join(columns)}")
     if not names or not labels:
         raise TaskError(f"{where}: name at least one concept column and one label column")
+    if not len(frame):
+        raise TaskError(f"{where} has no rows; give one row per concept vector, with its label")
     values = {c: [_cell(v) for v in frame[c].tolist()] for c in names + labels}
     if declared is None:
         declared = tuple(Concept(c, tuple(sorted(set(values[c]), key=lambda x: (isinstance(x, str), x))))
