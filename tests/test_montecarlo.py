@@ -191,6 +191,30 @@ def test_split_shares_the_accuracy_between_estimated_parts(monkeypatch):
     truth = rscount.count_problem(problem).count
     assert not r.exact and r.backend == "split(estimate)"
     assert r.lower <= truth <= r.upper and r.upper <= r.count * 1.5 + 1 and r.delta <= 0.2
+    assert all(f"{part.task}: ~" in r.notes[0] and ", estimated)" in r.notes[0] for part in r.parts)
+
+
+def test_a_split_estimate_marks_its_exact_parts_exact(monkeypatch):
+    """An estimate's split note says which parts were counted exactly: MNMath-B.1's sum part read
+    "12 (estimate)" beside its estimated product part, as if 12 were estimated."""
+    from rscount.planning import execute
+    real = execute.count_problem
+
+    def sampled_product(part, *args, **kwargs):  # the sum part as the counters take it; the product part sampled
+        with monkeypatch.context() as m:
+            if part.task.name.endswith("[y2]"):
+                m.setattr(montecarlo, "EXACT_CELLS", 0)
+                m.setattr(montecarlo, "EVERY", 0)
+            return real(part, *args, **kwargs)
+    monkeypatch.setattr(dispatch, "EXACT_FIRST", 0)
+    monkeypatch.setattr(execute, "count_problem", sampled_product)
+    task = rscount.task_from_text(["c1 + c2 == c3", "c4 * c5 != c6"], "c1=0..3,c2=0..3,c3=0..3,c4=0..3,c5=0..3,c6=0..3")
+    r = real(rscount.make_problem(task, map_class="disentangled", support="by-label:30"),
+                              approx=True)
+    exact, estimated = r.parts
+    assert r.backend == "split(estimate)" and exact.exact and not estimated.exact, r.notes
+    assert f"{exact.task}: {exact.count} (estimate, exact)" in r.notes[0]
+    assert f"{estimated.task}: ~" in r.notes[0] and "(estimate, estimated)" in r.notes[0]
 
 
 def test_cli_estimate_backend(capsys):

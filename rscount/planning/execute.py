@@ -484,7 +484,8 @@ def _count_parts(problem: Problem, parts: list, *, timeout, memory_mb, progress,
         upper = math.prod(r.count if r.exact else r.upper for r in results)
         bounds = dict(lower=lower, upper=upper, delta=approx[1] - risk,
                       epsilon=max(approx[0], upper / total - 1, total / lower - 1))
-    names = " | ".join(f"{r.task}: {format_count(r.count)} ({r.backend})" for r in results)
+    names = " | ".join(f"{r.task}: {'' if r.exact else '~'}{format_count(r.count)} ({r.backend}"
+                       f"{'' if approx is None else ', exact' if r.exact else ', estimated'})" for r in results)
     why = ("the support is exhaustive" if problem.support.exhaustive
            else "on this support no optimal map lets a part read another part's concepts"
            if problem.map_class in ("complete", "permutation")
