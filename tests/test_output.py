@@ -120,3 +120,17 @@ def test_leading_digits_of_huge_counts_from_the_top_bits_are_the_exact_ones():
         assert [c.format_count(n) for n in numbers] == exact
     finally:
         c.EXACT_LEAD_BITS = saved
+
+
+def test_an_estimate_prints_four_digits_not_sixteen():
+    """An (epsilon, delta) estimate's last digits mean nothing: the headline showed ~5244643980267768 and
+    bounds of 16 digits for MNMath-B.1's estimate within a factor 1.8; it now shows four digits."""
+    import dataclasses
+    from rscount.results.count import CountResult
+    exact = rscount.count("xor3")
+    fields = {f.name: getattr(exact, f.name) for f in dataclasses.fields(CountResult) if f.init}
+    estimate = CountResult(**{**fields, "count": 5244643980267768, "exact": False, "lower": 3630907370954616,
+                              "upper": 9440359164481980, "epsilon": 0.8, "delta": 0.2})
+    text = str(estimate)
+    assert "optimal maps  ~5.244e15  (estimate: between 3.630e15 and 9.440e15 with probability >= 0.8)" in text
+    assert "5244643980267768" not in text and estimate.to_dict()["count"] == 5244643980267768

@@ -279,26 +279,29 @@ class CountResult:
         """Count and shortcuts on the concepts the labels read; the unread concepts' free maps on their own line;
         an estimate marked ``~`` with its bounds, guaranteed bounds by "at least" (the count given is the lower one)."""
         mark = "" if self.exact else "at least " if self.bounded else "~"
+        estimate = not self.exact and not self.bounded
+        shown = compact_count if estimate else headline_count  # an estimate's last digits mean nothing
         bounds = ""
         if not self.exact:
             sure = "guaranteed" if self.bounded else f"with probability >= {1 - self.delta:g}"
-            bounds = f"  ({'bounds' if self.bounded else 'estimate'}: {count_range(self.lower, self.upper)} {sure})"
+            bounds = (f"  ({'estimate' if estimate else 'bounds'}: {count_range(self.lower, self.upper, estimate)} "
+                      f"{sure})")
         none = self.exact and self.read_rs_count == 0 and self.intended
         if not self.unread:
-            return [f"optimal maps  {mark}{headline_count(self.count)}{bounds}",
-                    f"shortcuts     {mark}{headline_count(self.rs_count)}"
+            return [f"optimal maps  {mark}{shown(self.count)}{bounds}",
+                    f"shortcuts     {mark}{shown(self.rs_count)}"
                     + ("  (none: the task is free of reasoning shortcuts)" if none else "")]
         n = len(self.unread)
         names = ", ".join(self.unread[:6]) + (" ..." if n > 6 else "")
         return [
-            f"optimal maps  {mark}{headline_count(self.read_count)}{bounds}  (on the concepts the labels read)",
-            f"shortcuts     {mark}{headline_count(self.read_rs_count)}"
+            f"optimal maps  {mark}{shown(self.read_count)}{bounds}  (on the concepts the labels read)",
+            f"shortcuts     {mark}{shown(self.read_rs_count)}"
             + ("  (none on the concepts the labels read)" if none else ""),
             f"unread        {n} concept{'s' if n != 1 else ''} no label reads ({names}): "
             f"{headline_count(self.free_maps)} {unread_maps_words(self.map_class)}, any model may confuse "
             f"{'them' if n != 1 else 'it'} (supervise them to pin them)",
-            f"in all        {mark}{headline_count(self.count)} optimal maps, {mark}"
-            f"{headline_count(self.rs_count)} shortcuts counting the unread concepts",
+            f"in all        {mark}{shown(self.count)} optimal maps, {mark}"
+            f"{shown(self.rs_count)} shortcuts counting the unread concepts",
         ]
 
     def time_text(self) -> str:
@@ -410,9 +413,11 @@ def short_count(n) -> str:
     return format_count(n, short=True)
 
 
-def count_range(lower, upper) -> str:
-    """Bounds as every table and headline words them: "between 6 and 1.766e152"."""
-    return f"between {short_count(lower)} and {short_count(upper)}"
+def count_range(lower, upper, rough: bool = False) -> str:
+    """Bounds as every table and headline words them: "between 6 and 1.766e152" (``rough``: an estimate's,
+    four digits from 10^6, since their last digits mean nothing)."""
+    show = compact_count if rough else short_count
+    return f"between {show(lower)} and {show(upper)}"
 
 
 def log10_count(n: int) -> float:
