@@ -62,10 +62,11 @@ def main() -> int:
                 continue
             est, wall2, why2 = run(args, cls, approx=True)
             if est is not None and not est["exact"]:
-                from rscount.results.count import count_range, short_count
+                from rscount.results.count import compact_count, count_range
                 low, high = int(est["lower"]), int(est["upper"])
-                text = (f"{count_range(low, high)} (guaranteed)" if est["delta"] == 0 else
-                        f"~{_n(est)} in [{short_count(low)}, {short_count(high)}] (p >= {1 - est['delta']:g})")
+                text = (f"{count_range(low, high)} (guaranteed)" if est["delta"] == 0 else  # an estimate: 4 digits
+                        f"~{compact_count(int(est['count']))} in [{compact_count(low)}, {compact_count(high)}] "
+                        f"(p >= {1 - est['delta']:g})")
                 rows.append((name, cls, text, f"{wall2:.1f}", f"{est['backend']}; exact: {why}"))
             else:
                 rows.append((name, cls, "not counted", f"{wall:.1f}", why))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+from rscount.results.count import compact_count
+
 
 def _secs(cell: dict) -> str:
     status = cell.get("status")
@@ -113,8 +115,9 @@ def write_markdown(data: dict) -> str:
                                              f"{row['id']} {row['map_class']}"))
         else:
             fb = row.get("fallback", {})
-            count = (f"~{int(fb['count']):,} (--approx: {fb['backend']} [{int(fb['lower']):,}, "
-                     f"{int(fb['upper']):,}], {fb['seconds']:.1f} s)" if fb.get("status") == "ok" else "not counted")
+            count = (f"~{compact_count(int(fb['count']))} (--approx: {fb['backend']} [{compact_count(int(fb['lower']))}, "
+                     f"{compact_count(int(fb['upper']))}], {fb['seconds']:.1f} s)" if fb.get("status") == "ok"
+                     else "not counted")  # an estimate: four digits, the rest mean nothing
             mine = _secs(ours)
             estimated = f", estimated in {fb['seconds']:.1f} s" if fb.get("status") == "ok" else ""
             over_60.append(f"{row['id']} ({row['map_class']}{estimated})")
