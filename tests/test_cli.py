@@ -213,6 +213,34 @@ def test_one_display_for_racing_sources():
     assert log.getvalue() == "countrss: [0 s] encoding: 10/20 support vectors\n"
 
 
+def test_a_source_that_is_done_leaves_the_status():
+    """A counter that stopped says so ("ganak: ", nothing after) and its line goes: a command racing Ganak
+    said "ganak: counting, 4 s elapsed" in every status line for the 100 s after Ganak had stopped."""
+    import io
+
+    from rscount.counters.base import run_isolated
+    from rscount.runtime.progress import Display
+    d = Display("countrss", io.StringIO(), mode="heartbeat", every=1e9)
+    d("ganak: counting, 4 s elapsed")
+    d("search: counting, 2 s elapsed")
+    d("ganak: ")
+    assert d._shown() == "search: counting, 2 s elapsed"
+    said = []
+    assert run_isolated(_slow_two, backend="slow", progress=said.append) == 2
+    assert said[-1] == "slow: " and any(s.startswith("slow: counting") for s in said)
+    d.close()
+    log = io.StringIO()
+    with Display("countrss", log, live=False) as d:
+        d("encoding: ")
+    assert log.getvalue() == ""  # --progress prints no line for a source that is done
+
+
+def _slow_two():
+    import time
+    time.sleep(2.2)
+    return 2
+
+
 def test_a_long_command_off_a_terminal_says_it_is_still_working():
     """Without --progress and off a terminal, a heartbeat line (elapsed time and the latest step) comes every so
     often, and none after the display closes."""

@@ -293,3 +293,20 @@ def test_a_count_that_missed_its_share_gets_what_the_others_left(monkeypatch):
     tries.clear()
     got = multitask.count_tasks([and3, xor3], timeout=120)
     assert got.per_task[1].count is None and "not counted" in got.notes[0] and got.count is not None
+
+
+def test_without_a_time_limit_the_extras_share_a_budget(monkeypatch):
+    """Without timeout= the joint count (the answer) no longer waits without end on the counts of each task
+    alone and of the sequence: they share UNTIMED_EXTRAS seconds (ConCon's three tasks at 4 objects waited
+    hours on task 1 alone, which no counter finishes). Past it they are said not counted, the joint count kept."""
+    import rscount.planning.multitask as multitask
+    and3 = rscount.make_problem("and3", map_class="complete")
+    xor3 = rscount.make_problem("xor3", map_class="complete")
+    whole = multitask.count_tasks([and3, xor3])
+    assert [t.count for t in whole.per_task] == [6, 24] and "not counted" not in whole.notes[0]
+    said = []
+    monkeypatch.setattr(multitask, "UNTIMED_EXTRAS", 0.0)
+    got = multitask.count_tasks([and3, xor3], progress=said.append)
+    assert got.count == whole.count and got.exact and [t.count for t in got.per_task] == [None, None]
+    assert "not counted in their share" in got.notes[0] and "without timeout= they share 0 s" in got.notes[0]
+    assert any(f"together {whole.count}; now each task alone" in s for s in said), said

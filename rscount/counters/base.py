@@ -322,6 +322,8 @@ def run_isolated_all(fns: list, backend: str, timeout: float | None = None, memo
                 proc.kill()
             proc.join()
             parent.close()
+        if progress is not None and reported:
+            progress(f"{backend}: ")  # done: the display drops its line (it said "counting" long after)
     return [results[n] for n in range(len(fns))]
 
 

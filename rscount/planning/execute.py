@@ -568,6 +568,8 @@ def _encoding_progress(progress, n: int):
     step = max(1, n // 10)
 
     def report(done: int, total: int) -> None:
-        if done % step == 0:
+        if done >= total:
+            progress("encoding: ")  # done: the display drops the line
+        elif done % step == 0:
             progress(f"encoding: {done}/{total} support vectors")
     return report

@@ -61,6 +61,8 @@ def support_per_task(support, n: int) -> list:
 JOB_MARGIN = 2 * GRACE  # seconds the counts after the joint one leave to the whole command's limit: a count that
 # overruns its share by its backstop's grace is then stopped as itself, not as the whole command
 RETRY_SECONDS = 5.0  # a count that missed its share is tried again where the others left this much each
+UNTIMED_EXTRAS = 120.0  # seconds the counts besides the joint one share where no timeout is given: the joint
+# count is the answer, and it waited hours on ConCon's tasks alone at 4 objects, which no counter finishes
 
 
 def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exact: bool | None = None,
@@ -69,7 +71,8 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
                 progress: Optional[Callable[[str], None]] = None) -> CountResult:
     """The joint count of ``problems`` (one per task, one map class), with each task alone and the counts after
     each task in the order given. The joint count comes first; with a ``timeout``, the others share what is left
-    of it, and one that does not finish in its share is None (said in a note), not a failure of the whole."""
+    of it, and one that does not finish in its share is None (said in a note), not a failure of the whole; without
+    one they share UNTIMED_EXTRAS seconds after the joint count."""
     problems = list(problems)
     if not problems:
         raise TaskError("no tasks given; name at least one")
@@ -77,10 +80,12 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     finished: list = []  # what was counted, shown if the time runs out
     missed: list = []  # the counts besides the joint one that did not finish in their share
 
+    limit = timeout  # the whole command's seconds; after the joint count, without a timeout, its extras' time
+
     def run(make: Callable[[], Problem], what: str, pending: int = 0) -> CountResult | None:
         """Count the problem ``make`` builds (after the time check: a join lists a union of supports); with
         ``pending`` counts still to come, this one gets its share of the time left, and None where it misses."""
-        left = None if timeout is None else timeout - (time.perf_counter() - began)
+        left = None if limit is None else limit - (time.perf_counter() - began)
         if left is not None and pending:  # its own time limit must fire before the whole command's
             left -= JOB_MARGIN
         if left is not None and left <= 0:
@@ -109,6 +114,11 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     groups = merged_groups([p.task for p in problems])  # one grouping for every count of the sequence
     names = task_names([p.task for p in problems])
     joint = run(lambda: join(problems, every, groups), f"tasks 1..{len(problems)} together")
+    if timeout is None:
+        limit = time.perf_counter() - began + UNTIMED_EXTRAS
+    if progress is not None:
+        progress(f"several tasks: together {'' if joint.exact else '~'}{format_count(joint.count, short=True)}; "
+                 f"now each task alone and the sequence")
     n = len(problems)
     same = [{c.name for c in p.task.concepts} == {c.name for c in every} and (
         p.map_class != "shared" or {frozenset(g) for g in p.task.groups} == {frozenset(g) for g in groups})
@@ -121,7 +131,7 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
     got = {key: run(make, what, len(jobs) - i) for i, (key, make, what) in enumerate(jobs)}
     retry = [(key, make, what) for key, make, what in jobs if got[key] is None]
     for i, (key, make, what) in enumerate(retry):  # what the others left over, to the ones that missed their share
-        if timeout is None or timeout - (time.perf_counter() - began) - JOB_MARGIN < RETRY_SECONDS * (len(retry) - i):
+        if limit - (time.perf_counter() - began) - JOB_MARGIN < RETRY_SECONDS * (len(retry) - i):
             break
         missed.remove(what)
         got[key] = run(make, what, len(retry) - i)
@@ -139,7 +149,8 @@ def count_tasks(problems: Sequence[Problem], backend: str | None = None, *, exac
             f"task's labels)")
     if missed:
         note += (f"; not counted in their share of the time left after the joint count: {', '.join(missed)} "
-                 f"(raise timeout= for them)")
+                 + ("(raise timeout= for them)" if timeout is not None else
+                    f"(without timeout= they share {UNTIMED_EXTRAS:g} s; give one for more)"))
     return dataclasses.replace(joint, seconds=time.perf_counter() - began, per_task=tasks,
                                cumulative=tuple(None if r is None else r.count for r in cumulative), forgets=forgets,
                                cumulative_exact=tuple(r is not None and r.exact for r in cumulative),

@@ -22,7 +22,8 @@ MODES = ("live", "lines", "heartbeat")
 
 
 class Display:
-    """A callable taking ``"source: message"``; keeps the latest message per source."""
+    """A callable taking ``"source: message"``; keeps the latest message per source (``"source: "``, nothing after
+    it, says the source is done: its message goes)."""
 
     def __init__(self, prog: str, stream: TextIO | None = None, live: bool | None = None,
                  mode: str | None = None, every: float = HEARTBEAT):
@@ -53,6 +54,10 @@ class Display:
         if not sep:
             source, rest = "", message
         with self._lock:
+            if sep and not rest.strip():
+                self._latest.pop(source, None)
+                self._draw()
+                return
             if self.mode == "lines":
                 print(f"{self.prog}: [{self.elapsed()}] {message}", file=self.stream, flush=True)
                 return
