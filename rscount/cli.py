@@ -434,7 +434,11 @@ def _check_seconds(seconds: float | None, flag: str) -> None:
 def _status(args, err, prog: str):
     """The command's one progress display (closed by :func:`main`): live on a terminal, a line per step under
     --progress, else a line every so often while the command runs; nothing under --quiet."""
-    shown = display(prog, args.progress, err, quiet=args.quiet and not args.progress)
+    hint = None
+    if getattr(args, "timeout", 0) is None:  # a count or an audit without a limit: say how to bound it
+        hint = ("no --timeout was given, so it runs until done; --timeout SECONDS stops it (exit 3)"
+                + (", and --approx gives bounds or an estimate within it" if hasattr(args, "approx") else ""))
+    shown = display(prog, args.progress, err, quiet=args.quiet and not args.progress, hint=hint)
     if shown is not None:
         _OPEN.append(shown)
     return shown

@@ -235,6 +235,32 @@ def test_a_source_that_is_done_leaves_the_status():
     assert log.getvalue() == ""  # --progress prints no line for a source that is done
 
 
+def test_a_command_without_a_limit_says_once_how_to_bound_it(monkeypatch):
+    """Past a minute without --timeout, the status says once how to stop the command or bound the count: the
+    paper's ConCon task 1 alone runs for hours, and its status lines alone did not say that a limit exists."""
+    import io
+    import time
+
+    from rscount.cli import _status, build_parser
+    from rscount.runtime import progress
+    monkeypatch.setattr(progress, "HINT_AFTER", 0.0)
+    monkeypatch.setattr(progress, "HEARTBEAT", 0.05)
+    log = io.StringIO()
+    args = build_parser().parse_args(["--task", "xor3"])
+    shown = _status(args, log, "countrss")
+    time.sleep(0.3)
+    shown.close()
+    lines = log.getvalue().splitlines()
+    hints = [line for line in lines if "no --timeout was given" in line]
+    assert len(hints) == 1 and "--approx gives bounds or an estimate" in hints[0], lines
+    log = io.StringIO()
+    args = build_parser().parse_args(["--task", "xor3", "--timeout", "5"])
+    shown = _status(args, log, "countrss")
+    time.sleep(0.2)
+    shown.close()
+    assert "no --timeout" not in log.getvalue()
+
+
 def _slow_two():
     import time
     time.sleep(2.2)

@@ -18,6 +18,7 @@ from typing import TextIO
 __all__ = ["Display", "display", "HEARTBEAT"]
 
 HEARTBEAT = 15.0  # seconds between the status lines of a command whose stderr is not a terminal
+HINT_AFTER = 60.0  # seconds after which a display with a hint shows it (how to bound a command that runs long)
 MODES = ("live", "lines", "heartbeat")
 
 
@@ -26,8 +27,12 @@ class Display:
     it, says the source is done: its message goes)."""
 
     def __init__(self, prog: str, stream: TextIO | None = None, live: bool | None = None,
-                 mode: str | None = None, every: float = HEARTBEAT):
+                 mode: str | None = None, every: float | None = None, hint: str | None = None,
+                 hint_after: float | None = None):
         self.prog, self.stream = prog, stream or sys.stderr
+        every = HEARTBEAT if every is None else every
+        self.hint, self._hinted = hint, False
+        self.hint_after = HINT_AFTER if hint_after is None else hint_after
         live = self.stream.isatty() if live is None else live
         self.mode = mode or ("live" if live else "lines")
         self.live = self.mode == "live"
@@ -47,7 +52,13 @@ class Display:
         return f"{time.monotonic() - self.began:.0f} s"
 
     def _shown(self) -> str:
-        return " | ".join(f"{s}: {m}" if s else m for s, m in self._latest.items())
+        text = " | ".join(f"{s}: {m}" if s else m for s, m in self._latest.items())
+        if self.live and self._hint_due():
+            text += f" ({self.hint})"
+        return text
+
+    def _hint_due(self) -> bool:
+        return self.hint is not None and time.monotonic() - self.began >= self.hint_after
 
     def __call__(self, message: str) -> None:
         source, sep, rest = message.partition(": ")
@@ -80,6 +91,9 @@ class Display:
                     latest = self._shown()
                     print(f"{self.prog}: still working after {self.elapsed()}"
                           + (f" ({latest})" if latest else ""), file=self.stream, flush=True)
+                    if self._hint_due() and not self._hinted:
+                        self._hinted = True
+                        print(f"{self.prog}: {self.hint}", file=self.stream, flush=True)
 
     def close(self) -> None:
         with self._lock:
@@ -95,12 +109,13 @@ class Display:
         self.close()
 
 
-def display(prog: str, wanted: bool, stream: TextIO | None = None, quiet: bool = False) -> Display | None:
+def display(prog: str, wanted: bool, stream: TextIO | None = None, quiet: bool = False,
+            hint: str | None = None) -> Display | None:
     """The command's display: live on a terminal, a line per message where ``wanted`` (``--progress``) off one,
-    else a heartbeat line now and then; None under ``quiet``."""
+    else a heartbeat line now and then; None under ``quiet``. ``hint``: said once past HINT_AFTER seconds."""
     if quiet:
         return None
     stream = stream or sys.stderr
     if stream.isatty():
-        return Display(prog, stream, mode="live")
-    return Display(prog, stream, mode="lines" if wanted else "heartbeat")
+        return Display(prog, stream, mode="live", hint=hint)
+    return Display(prog, stream, mode="lines" if wanted else "heartbeat", hint=hint)
