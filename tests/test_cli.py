@@ -213,12 +213,12 @@ def test_one_display_for_racing_sources():
     assert log.getvalue() == "countrss: [0 s] encoding: 10/20 support vectors\n"
 
 
-def test_a_source_that_is_done_leaves_the_status():
+def test_a_source_that_is_done_leaves_the_status(monkeypatch):
     """A counter that stopped says so ("ganak: ", nothing after) and its line goes: a command racing Ganak
     said "ganak: counting, 4 s elapsed" in every status line for the 100 s after Ganak had stopped."""
     import io
 
-    from rscount.counters.base import run_isolated
+    from rscount.counters import base
     from rscount.runtime.progress import Display
     d = Display("countrss", io.StringIO(), mode="heartbeat", every=1e9)
     d("ganak: counting, 4 s elapsed")
@@ -226,7 +226,8 @@ def test_a_source_that_is_done_leaves_the_status():
     d("ganak: ")
     assert d._shown() == "search: counting, 2 s elapsed"
     said = []
-    assert run_isolated(_slow_two, backend="slow", progress=said.append) == 2
+    monkeypatch.setattr(base, "REPORT_EVERY", 0.01)
+    assert base.run_isolated(_slow_two, backend="slow", progress=said.append) == 2
     assert said[-1] == "slow: " and any(s.startswith("slow: counting") for s in said)
     d.close()
     log = io.StringIO()
@@ -263,7 +264,7 @@ def test_a_command_without_a_limit_says_once_how_to_bound_it(monkeypatch):
 
 def _slow_two():
     import time
-    time.sleep(2.2)
+    time.sleep(0.2)
     return 2
 
 

@@ -128,6 +128,7 @@ def _check_cancelled(backend: str, cancel: threading.Event | None) -> None:
 
 
 JOIN_SECONDS = 0.5  # how long a finished race waits for each loser to stop
+REPORT_EVERY = 2.0  # seconds between a child's "counting, N s elapsed" reports
 
 
 def race(entries: list, poll: float = 0.25, head_start: float = 0.0):
@@ -313,7 +314,7 @@ def run_isolated_all(fns: list, backend: str, timeout: float | None = None, memo
             waited = time.monotonic() - start
             if len(results) < len(fns) and timeout is not None and waited >= timeout:
                 raise CountTimeout(f"{backend} timed out after {timeout:.3g} s; {_advice(backend, 'timeout=')}")
-            if progress is not None and waited - reported >= 2.0:
+            if progress is not None and waited - reported >= REPORT_EVERY:
                 reported = waited
                 progress(f"{backend}: counting, {waited:.0f} s elapsed")
     finally:
