@@ -156,7 +156,7 @@ def test_mnmath_b1_by_label_100_is_estimated():
     r = rscount.count("mnmath-b1", support="by-label:100", map_class="disentangled", approx=True)
     assert not r.exact and r.backend == "split(estimate)" and r.delta == 0.2
     assert r.lower <= r.count <= r.upper <= r.count * 1.8 and r.lower * 1.8 >= r.count
-    assert "mnmath-b1[y1]: 12 (estimate)" in r.notes[0]
+    assert "mnmath-b1[y1]: 12 (estimate, exact)" in r.notes[0]
     assert any("were sampled" in note for note in r.notes)
     assert 1e14 < r.count / 12 < 1e15  # ApproxMC, given 139 s on a CNF of this part alone, says 4.6e14
 

@@ -4,6 +4,7 @@ in the slow tier."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -123,7 +124,9 @@ def test_the_audit_holds_its_time_limit():
                   "--timeout", "5")  # (disentangled now audits in under 5 s: its maps come from the group)
     try:
         out, err = proc.communicate(timeout=60)  # before the fix it ran about 100 s
-        assert proc.returncode == 3 and "timed out after 5 s" in err and err.count("\n") == 1, err
+        assert proc.returncode == 3 and err.count("\n") == 1, err  # its count's share, or the whole limit:
+        assert re.match(r"countrss: error: the audit of kand-logic (stopped after [0-5] s|.*timed out after 5 s)",
+                        err), err
         assert _gone(proc.pid) == []
     finally:
         _cleanup(proc)
