@@ -95,3 +95,22 @@ def test_default_raven_audit_has_counts_and_a_proven_fix():
     a = rscount.audit("raven", map_class="disentangled", timeout=None)
     assert a.result.count == 216 and a.relation.weighted
     assert a.supervise_concepts.count == 1 and a.supervise_concepts.minimal
+
+
+def test_the_maps_of_an_agreement_count_are_listed_without_a_cnf(monkeypatch):
+    """``--enumerate`` on RAVEN disentangled failed after its count (216) on the CNF's size, printing neither:
+    the maps now come from agreement's own listing, the same maps a SAT listing gives on a small instance."""
+    for seed in (1, 2, 3, 5):
+        task, _ = _instance(seed)
+        r = rscount.count(task, map_class="disentangled", backend="agreement")
+        if r.backend == "agreement" and r.count <= 500:
+            break
+    by_sat = set(rscount.count(task, map_class="disentangled", backend="ganak").maps(None))  # listed on its CNF
+    from rscount.planning import execute
+
+    def refused(*args, **kwargs):
+        raise BackendError("the CNF encoding would hold too many clauses")
+    monkeypatch.setattr(execute, "encode", refused)
+    listed = list(r.maps(None))
+    assert len(listed) == len(set(listed)) == r.count == len(by_sat) and set(listed) == by_sat
+    assert len(list(r.maps(3))) == min(3, r.count)

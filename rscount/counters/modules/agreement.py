@@ -97,6 +97,9 @@ def count_agreement(problem, deadline: Deadline) -> int:
     return total
 
 
+LIST_ALL = 1_000_000  # maps ``enumerate`` lists before it picks the first ones asked for
+
+
 def list_agreement(problem, deadline: Deadline, limit: int) -> list:
     """Every disentangled map of a RAVEN problem that keeps every puzzle's answer (ConceptMap), or BackendError
     past ``limit``: the joined patterns expanded into their value maps."""
@@ -397,6 +400,11 @@ class AgreementCounter(Screened):
         return Tally(count_agreement(problem, deadline), notes=(
             "agreement: each attribute's value maps grouped by their rule-agreement patterns over the puzzles, "
             "joined over the attributes",))
+
+    def enumerate(self, problem, encoding, limit, deadline: Deadline | None = None):
+        """The first ``limit`` maps of those listed (past LIST_ALL maps in all: BackendError, as the CNF would be)."""
+        maps = list_agreement(problem, deadline or Deadline(None, "listing maps"), LIST_ALL)
+        return iter(maps if limit is None else maps[:limit])
 
 
 BACKEND = AgreementCounter()

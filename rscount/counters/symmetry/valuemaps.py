@@ -131,5 +131,9 @@ class ValueMapsCounter(Screened):
         return Tally(count_valuemaps(problem, deadline), notes=(
             f"valuemaps: all {number_of_candidates(problem)} value-map tuples tried at once on the support",))
 
+    def enumerate(self, problem, encoding, limit, deadline: Deadline | None = None):
+        maps = list_valuemaps(problem, deadline or Deadline(None, "listing maps"))
+        return iter(maps if limit is None else maps[:limit])
+
 
 BACKEND = ValueMapsCounter()
