@@ -540,13 +540,15 @@ def _enumerator(problem: Problem, encoding, count: int | None = None):
         if len(found) == limit or len(found) == count:
             return iter(found)
         deadline = Deadline(timeout, "listing maps", "raise timeout= or ask for fewer maps")
-        lister = next((c for c in (COUNTERS["valuemaps"], COUNTERS["agreement"]) if encoding is None
-                       and problem.inference in c.inferences and (c.several or not problem.parts)
-                       and c.applies(problem)), None)
-        if lister is not None:  # counters that list their own maps, without a CNF (RAVEN's is refused for its size)
+        try:
+            enc = encoding if encoding is not None else encode(problem, deadline=deadline)
+        except BackendError:  # the CNF refused for its size (RAVEN's): a counter that lists its own maps, if any
+            lister = next((c for c in (COUNTERS["valuemaps"], COUNTERS["agreement"]) if problem.inference in
+                           c.inferences and (c.several or not problem.parts) and c.applies(problem)), None)
+            if lister is None:
+                raise
             more = (m for m in lister.enumerate(problem, None, None, deadline) if m not in found)
         else:
-            enc = encoding if encoding is not None else encode(problem, deadline=deadline)
             more = (m for m in map(enc.decode, models(enc, None, deadline, interruptible=True)) if m not in found)
         return itertools.chain(found, itertools.islice(more, None if limit is None else limit - len(found)))
     return maps
