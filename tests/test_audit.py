@@ -233,6 +233,7 @@ def test_source_sets_a_vector_breaks_lose_all_their_maps(seed):
             assert abs(drop - exact[x]) <= 1e-9 * max(drop, 1)
 
 
+@pytest.mark.slow  # 10-15 s: the default tier stays under three minutes
 def test_data_fix_breaks_source_sets():
     """ConCon task 3 alone at 2 objects: data lowers the count to the exhaustive support's (12,042,240 -> 24,576)
     by breaking the source sets a colour or a size may stand in for, then removing maps within the sets left
@@ -326,6 +327,7 @@ def test_narrower_classes_from_listed_maps_are_their_brute_force_counts(map_clas
         assert table[cls][:2] == (direct, True), cls
 
 
+@pytest.mark.slow  # 10-15 s: the default tier stays under three minutes
 def test_raven_class_table_counts_shared_from_the_disentangled_maps():
     """RAVEN under disentangled: its 216 listed maps give shared's 6 without counting shared again."""
     problem = rscount.make_problem("raven", map_class="disentangled")
@@ -584,6 +586,7 @@ def _value(concept, text: str):
     return next(v for v in concept.domain if str(v) == text)
 
 
+@pytest.mark.slow  # 10-15 s: the default tier stays under three minutes
 def test_kand_logic_supervision_from_its_group_matches_maxsat_and_reaches_complete():
     """Kand-Logic disentangled (1,296 maps, listed): the group's smallest base has the MaxSAT hitting set's size
     (8 values, 4 concepts); complete (13,436,928 maps, not listable) gets a proven smallest fix too."""
@@ -750,6 +753,7 @@ def test_free_fixes_take_the_read_part_where_values_go_unshown():
     assert taken == 4
 
 
+@pytest.mark.slow  # 10-15 s: the default tier stays under three minutes
 def test_concon_two_objects_audits_the_read_concepts_with_a_proven_fix():
     """ConCon task 1 at 2 objects (8 colours, 6,512 scenes), complete and free: the whole count is the read
     concepts' 4 times the unread concepts' maps, and supervising one shape leaves 1 (proven smallest)."""
